@@ -1,0 +1,24 @@
+"""The error hierarchy. Every error dralloc raises on purpose is a DrallocError."""
+
+from __future__ import annotations
+
+
+class DrallocError(Exception):
+    """Root of all dralloc errors."""
+
+
+class InputError(DrallocError):
+    """Bad input: the message names file, document, kind/name and field."""
+
+    def __init__(self, message: str, *, source: str = "", obj: str = "", field: str = "") -> None:
+        self.source = source
+        self.obj = obj
+        self.field = field
+        prefix = ": ".join(p for p in (source, obj, field) if p)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+        self.message = message
+
+
+class AllocationError(DrallocError):
+    """A fatal allocation error, as the Kubernetes allocator returns one
+    (as opposed to "cannot allocate on this node", which is a result)."""

@@ -1,0 +1,6 @@
+"""Loading objects and scenarios from files, streams and cluster dumps."""
+
+from dralloc.io.loader import ObjectSet, load, load_strict, parse_object
+from dralloc.io.scenario import Scenario, load_scenarios
+
+__all__ = ["ObjectSet", "Scenario", "load", "load_scenarios", "load_strict", "parse_object"]

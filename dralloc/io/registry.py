@@ -1,0 +1,53 @@
+"""(apiVersion, kind) registry: which model reads which object, and which
+converter brings an older API version to resource.k8s.io/v1 first."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dralloc.models import (
+    DeviceClass,
+    Node,
+    Pod,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+    TypedObject,
+)
+
+Converter = Callable[[dict[str, Any]], dict[str, Any]]
+
+MODELS: dict[str, type[TypedObject]] = {
+    "ResourceSlice": ResourceSlice,
+    "DeviceClass": DeviceClass,
+    "ResourceClaim": ResourceClaim,
+    "ResourceClaimTemplate": ResourceClaimTemplate,
+    "Node": Node,
+    "Pod": Pod,
+}
+
+RESOURCE_GROUP = "resource.k8s.io"
+_CONVERTERS: dict[tuple[str, str], Converter] = {}
+_ACCEPTED: set[tuple[str, str]] = {
+    ("resource.k8s.io/v1", k) for k in ("ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate")
+} | {("v1", "Node"), ("v1", "Pod")}
+
+
+def register_converter(api_version: str, kind: str, fn: Converter) -> None:
+    """Register ``fn`` to turn an ``api_version`` object of ``kind`` into v1."""
+    _CONVERTERS[(api_version, kind)] = fn
+    _ACCEPTED.add((api_version, kind))
+
+
+def lookup(api_version: str, kind: str) -> tuple[type[TypedObject], Converter | None] | None:
+    """The model for (apiVersion, kind) and the converter to run first, or None
+    when dralloc does not read that kind."""
+    key = (api_version, kind)
+    if key not in _ACCEPTED:
+        return None
+    return MODELS[kind], _CONVERTERS.get(key)
+
+
+def supported() -> list[tuple[str, str]]:
+    return sorted(_ACCEPTED)

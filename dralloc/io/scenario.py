@@ -1,0 +1,145 @@
+"""Scenario files: one allocation question with the answer Kubernetes gives
+(the format of the conformance corpus; see docs/scenarios.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from dralloc.errors import InputError
+from dralloc.io.loader import ObjectSet, describe_validation_error, iter_files, parse_object
+from dralloc.models import AllocationResult, Node, ObjectMeta, ResourceClaim
+
+FEATURE_NAMES = frozenset({
+    "DRAAdminAccess", "DRAConsumableCapacity", "DRADeviceBindingConditions", "DRADeviceTaints",
+    "DRAListTypeAttributes", "DRAPartitionableDevices", "DRAPrioritizedList",
+    "DRAResourceSliceMixins", "DRAResourceClaimDeviceStatus",
+})
+VARIANTS = ("stable", "incubating", "experimental")
+
+
+@dataclass
+class Expectation:
+    allocations: list[AllocationResult] | None = None
+    unsatisfiable: bool = False
+    error: str | None = None
+
+
+@dataclass
+class Scenario:
+    name: str
+    path: str = ""
+    description: str = ""
+    source: str = ""
+    skip_reason: str = ""
+    variant: str | None = None
+    features: frozenset[str] = frozenset()
+    node: Node | None = None
+    objects: ObjectSet = field(default_factory=ObjectSet)
+    allocated: list[ResourceClaim] = field(default_factory=list)
+    claims: list[ResourceClaim] = field(default_factory=list)
+    expect: Expectation | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _objects(raw: Any, where: str, what: str) -> list[Any]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InputError(f"{what} must be a list", source=where, field=what)
+    return raw
+
+
+def parse_scenario(doc: Any, where: str) -> Scenario:
+    if not isinstance(doc, dict):
+        raise InputError("a scenario must be a mapping", source=where)
+    name = doc.get("name")
+    if not isinstance(name, str) or not name:
+        raise InputError("scenario has no name", source=where, field="name")
+    where = f"{where} ({name})"
+    features = doc.get("features") or []
+    if not isinstance(features, list) or not all(isinstance(f, str) for f in features):
+        raise InputError("features must be a list of names", source=where, field="features")
+    unknown = [f for f in features if f not in FEATURE_NAMES]
+    if unknown:
+        raise InputError(f"unknown feature(s) {unknown}; known: {sorted(FEATURE_NAMES)}", source=where, field="features")
+    variant = doc.get("variant")
+    if variant is not None and variant not in VARIANTS:
+        raise InputError(f"variant must be one of {VARIANTS}", source=where, field="variant")
+    sc = Scenario(name=name, path=where, description=str(doc.get("description") or ""),
+                  source=str(doc.get("source") or ""), skip_reason=str(doc.get("skip_reason") or ""),
+                  variant=variant, features=frozenset(features))
+    node = doc.get("node")
+    if node is not None:
+        if not isinstance(node, dict) or not isinstance(node.get("name", ""), str):
+            raise InputError("node must be a mapping with name and labels", source=where, field="node")
+        try:
+            sc.node = Node(metadata=ObjectMeta(name=node.get("name", ""), labels=node.get("labels") or {}))
+        except ValidationError as e:
+            fp, msg = describe_validation_error(e)[0]
+            raise InputError(msg, source=where, field=f"node.{fp}") from None
+    for i, o in enumerate(_objects(doc.get("objects"), where, "objects")):
+        obj = parse_object(o, f"{where} objects[{i}]")
+        if obj is not None:
+            sc.objects.add(obj)
+    for key, target in (("allocated", sc.allocated), ("claims", sc.claims)):
+        for i, o in enumerate(_objects(doc.get(key), where, key)):
+            obj = parse_object(o, f"{where} {key}[{i}]")
+            if not isinstance(obj, ResourceClaim):
+                raise InputError(f"{key} must hold ResourceClaims", source=where, field=f"{key}[{i}]")
+            target.append(obj)
+    sc.expect = _expect(doc.get("expect"), where)
+    sc.extra = {k: v for k, v in doc.items() if k not in {
+        "name", "description", "source", "skip_reason", "variant", "features", "node",
+        "objects", "allocated", "claims", "expect"}}
+    return sc
+
+
+def _expect(raw: Any, where: str) -> Expectation | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise InputError("expect must be a mapping", source=where, field="expect")
+    keys = [k for k in ("allocations", "unsatisfiable", "error") if k in raw]
+    if len(keys) != 1:
+        raise InputError("expect must have exactly one of allocations, unsatisfiable, error",
+                         source=where, field="expect")
+    if keys[0] == "unsatisfiable":
+        return Expectation(unsatisfiable=bool(raw["unsatisfiable"]))
+    if keys[0] == "error":
+        return Expectation(error=str(raw["error"]))
+    allocs = []
+    for i, a in enumerate(raw["allocations"] or []):
+        try:
+            allocs.append(AllocationResult.model_validate(a or {}))
+        except ValidationError as e:
+            fp, msg = describe_validation_error(e)[0]
+            raise InputError(msg, source=where, field=f"expect.allocations[{i}].{fp}") from None
+    return Expectation(allocations=allocs)
+
+
+def load_scenarios(paths: list[str | Path]) -> tuple[list[Scenario], list[InputError]]:
+    """All scenarios under ``paths`` (directories recursively), with the
+    problems of the files that could not be read."""
+    out: list[Scenario] = []
+    errors: list[InputError] = []
+    for path in iter_files(paths):
+        src = "<stdin>" if path is None else str(path)
+        try:
+            text = path.read_text(encoding="utf-8") if path else ""
+            docs = list(yaml.safe_load_all(text))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+            errors.append(InputError(f"cannot read scenario: {e}", source=src))
+            continue
+        for i, d in enumerate(docs):
+            if d is None:
+                continue
+            try:
+                out.append(parse_scenario(d, src if len(docs) == 1 else f"{src}#{i}"))
+            except InputError as e:
+                errors.append(e)
+    return out, errors

@@ -1,0 +1,60 @@
+"""Pydantic v2 mirrors of the Kubernetes objects dralloc reads (resource.k8s.io/v1
+plus Node and Pod). Models hold data only; no solver, YAML or CEL here."""
+
+from dralloc.models.base import K8sModel, OpenModel, QuantityField
+from dralloc.models.core import (
+    Container,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Node,
+    ObjectMeta,
+    Pod,
+    PodResourceClaim,
+    TypedObject,
+)
+from dralloc.models.resource import (
+    AllocationResult,
+    CapacityRequestPolicy,
+    CapacityRequirements,
+    Counter,
+    CounterSet,
+    Device,
+    DeviceAllocationConfiguration,
+    DeviceAllocationResult,
+    DeviceAttribute,
+    DeviceCapacity,
+    DeviceClaim,
+    DeviceClaimConfiguration,
+    DeviceClass,
+    DeviceConstraint,
+    DeviceCounterConsumption,
+    DeviceRequest,
+    DeviceRequestAllocationResult,
+    DeviceSelector,
+    DeviceSubRequest,
+    DeviceTaint,
+    DeviceToleration,
+    ExactDeviceRequest,
+    OpaqueDeviceConfiguration,
+    ResourceClaim,
+    ResourceClaimSpec,
+    ResourceClaimStatus,
+    ResourceClaimTemplate,
+    ResourcePool,
+    ResourceSlice,
+    ResourceSliceSpec,
+)
+
+__all__ = [
+    "AllocationResult", "CapacityRequestPolicy", "CapacityRequirements", "Container", "Counter",
+    "CounterSet", "Device", "DeviceAllocationConfiguration", "DeviceAllocationResult",
+    "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
+    "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DeviceRequest",
+    "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
+    "DeviceToleration", "ExactDeviceRequest", "K8sModel", "Node", "NodeSelector",
+    "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OpaqueDeviceConfiguration",
+    "OpenModel", "Pod", "PodResourceClaim", "QuantityField", "ResourceClaim",
+    "ResourceClaimSpec", "ResourceClaimStatus", "ResourceClaimTemplate", "ResourcePool",
+    "ResourceSlice", "ResourceSliceSpec", "TypedObject",
+]

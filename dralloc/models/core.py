@@ -1,0 +1,118 @@
+"""Core Kubernetes types dralloc needs: metadata, node selectors, Node, Pod."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from dralloc.models.base import K8sModel, OpenModel
+
+
+class ObjectMeta(OpenModel):
+    name: str = ""
+    namespace: str | None = None
+    generate_name: str | None = None
+    uid: str | None = None
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    creation_timestamp: str | None = None
+    generation: int | None = None
+    resource_version: str | None = None
+
+
+class NodeSelectorRequirement(K8sModel):
+    key: str
+    operator: str
+    values: list[str] | None = None
+
+
+class NodeSelectorTerm(K8sModel):
+    match_expressions: list[NodeSelectorRequirement] | None = None
+    match_fields: list[NodeSelectorRequirement] | None = None
+
+
+class NodeSelector(K8sModel):
+    node_selector_terms: list[NodeSelectorTerm] = Field(default_factory=list)
+
+
+class TypedObject(K8sModel):
+    """Common head of a top-level object."""
+
+    api_version: str = ""
+    kind: str = ""
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def namespace(self) -> str:
+        return self.metadata.namespace or ""
+
+    @property
+    def ref(self) -> str:
+        """``kind namespace/name`` for messages."""
+        ns = self.metadata.namespace
+        return f"{self.kind} {ns + '/' if ns else ''}{self.metadata.name}"
+
+
+class NodeSpec(OpenModel):
+    unschedulable: bool | None = None
+
+
+class Node(TypedObject, OpenModel):
+    kind: Literal["Node"] = "Node"
+    api_version: str = "v1"
+    spec: NodeSpec | None = None
+    status: dict[str, Any] | None = None
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return dict(self.metadata.labels or {})
+
+
+class PodResourceClaim(OpenModel):
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+class ResourceClaimRef(OpenModel):
+    name: str
+    request: str | None = None
+
+
+class ContainerResources(OpenModel):
+    claims: list[ResourceClaimRef] | None = None
+
+
+class Container(OpenModel):
+    name: str = ""
+    resources: ContainerResources | None = None
+
+
+class PodSpec(OpenModel):
+    node_name: str | None = None
+    priority: int | None = None
+    resource_claims: list[PodResourceClaim] | None = None
+    containers: list[Container] = Field(default_factory=list)
+    init_containers: list[Container] | None = None
+
+
+class PodResourceClaimStatus(OpenModel):
+    name: str
+    resource_claim_name: str | None = None
+
+
+class PodStatus(OpenModel):
+    phase: str | None = None
+    resource_claim_statuses: list[PodResourceClaimStatus] | None = None
+
+
+class Pod(TypedObject, OpenModel):
+    kind: Literal["Pod"] = "Pod"
+    api_version: str = "v1"
+    spec: PodSpec = Field(default_factory=PodSpec)
+    status: PodStatus | None = None

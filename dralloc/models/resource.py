@@ -1,0 +1,316 @@
+"""resource.k8s.io/v1 types: ResourceSlice, DeviceClass, ResourceClaim,
+ResourceClaimTemplate (plus the KEP-5234 mixin fields).
+
+Pointer semantics matter to the allocator (a non-nil empty ``bindingConditions``
+list, ``perDeviceNodeSelection: false``, ``adminAccess: false``), so every
+optional field defaults to ``None`` and ``None`` means "not set"."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from dralloc.models.base import K8sModel, OpenModel, QuantityField
+from dralloc.models.core import NodeSelector, ObjectMeta, TypedObject
+
+# ---------------------------------------------------------------- slices
+
+
+class DeviceAttribute(K8sModel):
+    """One typed attribute value. Exactly one field is set in valid input;
+    the list forms come from the DRAListTypeAttributes feature."""
+
+    int_: int | None = Field(default=None, alias="int")
+    bool_: bool | None = Field(default=None, alias="bool")
+    string: str | None = None
+    version: str | None = None
+    ints: list[int] | None = None
+    bools: list[bool] | None = None
+    strings: list[str] | None = None
+    versions: list[str] | None = None
+
+    def set_fields(self) -> list[str]:
+        return [
+            k
+            for k, f in (
+                ("int", self.int_), ("bool", self.bool_), ("string", self.string),
+                ("version", self.version), ("ints", self.ints), ("bools", self.bools),
+                ("strings", self.strings), ("versions", self.versions),
+            )
+            if f is not None
+        ]
+
+
+class CapacityRequestPolicyRange(K8sModel):
+    min: QuantityField | None = None
+    max: QuantityField | None = None
+    step: QuantityField | None = None
+
+
+class CapacityRequestPolicy(K8sModel):
+    default: QuantityField | None = None
+    valid_values: list[QuantityField] | None = None
+    valid_range: CapacityRequestPolicyRange | None = None
+
+
+class DeviceCapacity(K8sModel):
+    value: QuantityField
+    request_policy: CapacityRequestPolicy | None = None
+
+
+class Counter(K8sModel):
+    value: QuantityField
+
+
+class CounterSet(K8sModel):
+    name: str
+    counters: dict[str, Counter] | None = None
+    includes: list[str] | None = None  # KEP-5234
+
+
+class DeviceCounterConsumption(K8sModel):
+    counter_set: str
+    counters: dict[str, Counter] | None = None
+    includes: list[str] | None = None  # KEP-5234
+
+
+class DeviceTaint(K8sModel):
+    key: str
+    value: str | None = None
+    effect: str
+    time_added: str | None = None
+
+
+class Device(K8sModel):
+    name: str
+    attributes: dict[str, DeviceAttribute] | None = None
+    capacity: dict[str, DeviceCapacity] | None = None
+    consumes_counters: list[DeviceCounterConsumption] | None = None
+    node_name: str | None = None
+    node_selector: NodeSelector | None = None
+    all_nodes: bool | None = None
+    taints: list[DeviceTaint] | None = None
+    binds_to_node: bool | None = None
+    binding_conditions: list[str] | None = None
+    binding_failure_conditions: list[str] | None = None
+    allow_multiple_allocations: bool | None = None
+    includes: list[str] | None = None  # KEP-5234
+
+
+class ResourcePool(K8sModel):
+    name: str
+    generation: int = 0
+    resource_slice_count: int = 0
+
+
+class DeviceMixin(K8sModel):
+    """KEP-5234 device mixin: a named bundle of device fields."""
+
+    name: str
+    attributes: dict[str, DeviceAttribute] | None = None
+    capacity: dict[str, DeviceCapacity] | None = None
+    consumes_counters: list[DeviceCounterConsumption] | None = None
+    taints: list[DeviceTaint] | None = None
+    binding_conditions: list[str] | None = None
+    binding_failure_conditions: list[str] | None = None
+    allow_multiple_allocations: bool | None = None
+    binds_to_node: bool | None = None
+    node_name: str | None = None
+    node_selector: NodeSelector | None = None
+    all_nodes: bool | None = None
+
+
+class CounterSetMixin(K8sModel):
+    name: str
+    counters: dict[str, Counter] | None = None
+
+
+class DeviceCounterConsumptionMixin(K8sModel):
+    name: str
+    counters: dict[str, Counter] | None = None
+
+
+class ResourceSliceMixins(K8sModel):
+    device: list[DeviceMixin] | None = None
+    counter_set: list[CounterSetMixin] | None = None
+    device_counter_consumption: list[DeviceCounterConsumptionMixin] | None = None
+
+
+class ResourceSliceSpec(K8sModel):
+    driver: str
+    pool: ResourcePool
+    node_name: str | None = None
+    node_selector: NodeSelector | None = None
+    all_nodes: bool | None = None
+    per_device_node_selection: bool | None = None
+    devices: list[Device] | None = None
+    shared_counters: list[CounterSet] | None = None
+    mixins: ResourceSliceMixins | None = None
+
+
+class ResourceSlice(TypedObject):
+    kind: Literal["ResourceSlice"] = "ResourceSlice"
+    api_version: str = "resource.k8s.io/v1"
+    spec: ResourceSliceSpec
+
+
+# ---------------------------------------------------------------- classes
+
+
+class CELDeviceSelector(K8sModel):
+    expression: str
+
+
+class DeviceSelector(K8sModel):
+    cel: CELDeviceSelector | None = None
+
+
+class OpaqueDeviceConfiguration(K8sModel):
+    driver: str
+    parameters: Any = None
+
+
+class DeviceClassConfiguration(K8sModel):
+    opaque: OpaqueDeviceConfiguration | None = None
+
+
+class DeviceClassSpec(K8sModel):
+    selectors: list[DeviceSelector] | None = None
+    config: list[DeviceClassConfiguration] | None = None
+    extended_resource_name: str | None = None
+
+
+class DeviceClass(TypedObject):
+    kind: Literal["DeviceClass"] = "DeviceClass"
+    api_version: str = "resource.k8s.io/v1"
+    spec: DeviceClassSpec = Field(default_factory=DeviceClassSpec)
+
+
+# ---------------------------------------------------------------- claims
+
+
+class DeviceToleration(K8sModel):
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    toleration_seconds: int | None = None
+
+
+class CapacityRequirements(K8sModel):
+    requests: dict[str, QuantityField] | None = None
+
+
+class ExactDeviceRequest(K8sModel):
+    device_class_name: str = ""
+    selectors: list[DeviceSelector] | None = None
+    allocation_mode: str | None = None
+    count: int | None = None
+    admin_access: bool | None = None
+    tolerations: list[DeviceToleration] | None = None
+    capacity: CapacityRequirements | None = None
+
+
+class DeviceSubRequest(K8sModel):
+    name: str
+    device_class_name: str = ""
+    selectors: list[DeviceSelector] | None = None
+    allocation_mode: str | None = None
+    count: int | None = None
+    tolerations: list[DeviceToleration] | None = None
+    capacity: CapacityRequirements | None = None
+
+
+class DeviceRequest(K8sModel):
+    name: str
+    exactly: ExactDeviceRequest | None = None
+    first_available: list[DeviceSubRequest] | None = None
+
+
+class DeviceConstraint(K8sModel):
+    requests: list[str] | None = None
+    match_attribute: str | None = None
+    distinct_attribute: str | None = None
+
+
+class DeviceClaimConfiguration(K8sModel):
+    requests: list[str] | None = None
+    opaque: OpaqueDeviceConfiguration | None = None
+
+
+class DeviceClaim(K8sModel):
+    requests: list[DeviceRequest] | None = None
+    constraints: list[DeviceConstraint] | None = None
+    config: list[DeviceClaimConfiguration] | None = None
+
+
+class ResourceClaimSpec(K8sModel):
+    devices: DeviceClaim = Field(default_factory=DeviceClaim)
+
+
+class DeviceRequestAllocationResult(K8sModel):
+    request: str
+    driver: str
+    pool: str
+    device: str
+    admin_access: bool | None = None
+    tolerations: list[DeviceToleration] | None = None
+    binding_conditions: list[str] | None = None
+    binding_failure_conditions: list[str] | None = None
+    share_id: str | None = Field(default=None, alias="shareID")
+    consumed_capacity: dict[str, QuantityField] | None = None
+
+
+class DeviceAllocationConfiguration(K8sModel):
+    source: str
+    requests: list[str] | None = None
+    opaque: OpaqueDeviceConfiguration | None = None
+
+
+class DeviceAllocationResult(K8sModel):
+    results: list[DeviceRequestAllocationResult] | None = None
+    config: list[DeviceAllocationConfiguration] | None = None
+
+
+class AllocationResult(K8sModel):
+    devices: DeviceAllocationResult | None = None
+    node_selector: NodeSelector | None = None
+    allocation_timestamp: str | None = None
+
+
+class ResourceClaimConsumerReference(OpenModel):
+    resource: str = ""
+    name: str = ""
+    uid: str = ""
+    api_group: str | None = None
+
+
+class ResourceClaimStatus(OpenModel):
+    allocation: AllocationResult | None = None
+    reserved_for: list[ResourceClaimConsumerReference] | None = None
+    devices: list[dict[str, Any]] | None = None
+
+
+class ResourceClaim(TypedObject):
+    kind: Literal["ResourceClaim"] = "ResourceClaim"
+    api_version: str = "resource.k8s.io/v1"
+    spec: ResourceClaimSpec = Field(default_factory=ResourceClaimSpec)
+    status: ResourceClaimStatus | None = None
+
+    @property
+    def key(self) -> str:
+        """``namespace/name`` as the allocator names a claim in messages."""
+        ns = self.metadata.namespace
+        return f"{ns}/{self.metadata.name}" if ns else self.metadata.name
+
+
+class ResourceClaimTemplateSpec(K8sModel):
+    metadata: ObjectMeta | None = None
+    spec: ResourceClaimSpec = Field(default_factory=ResourceClaimSpec)
+
+
+class ResourceClaimTemplate(TypedObject):
+    kind: Literal["ResourceClaimTemplate"] = "ResourceClaimTemplate"
+    api_version: str = "resource.k8s.io/v1"
+    spec: ResourceClaimTemplateSpec = Field(default_factory=ResourceClaimTemplateSpec)

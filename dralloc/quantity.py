@@ -1,0 +1,219 @@
+"""Exact Kubernetes resource quantities.
+
+A :class:`Quantity` holds its value as a :class:`fractions.Fraction` (never a
+float) together with the *format* Kubernetes remembers for it (binary SI,
+decimal SI or decimal exponent), so it can be printed in Kubernetes' canonical
+form. Parsing follows the grammar of ``k8s.io/apimachinery/pkg/api/resource``::
+
+    quantity  ::= sign? number suffix
+    number    ::= digits | digits "." digits? | "." digits
+    suffix    ::= Ki | Mi | Gi | Ti | Pi | Ei            (binary SI)
+                | n | u | m | "" | k | M | G | T | P | E  (decimal SI)
+                | (e | E) sign? digits                     (decimal exponent)
+
+Kubernetes keeps at most nine fractional decimal digits (nano precision) and
+rounds anything finer *up*; so does this module.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from functools import total_ordering
+from typing import Any
+
+from dralloc.errors import DrallocError
+
+BINARY_SI = "BinarySI"
+DECIMAL_SI = "DecimalSI"
+DECIMAL_EXPONENT = "DecimalExponent"
+
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_DECIMAL_BY_EXP = {v: k for k, v in _DECIMAL.items()}
+_BINARY_BY_EXP = {v: k for k, v in _BINARY.items()}
+
+_RE = re.compile(
+    r"^(?P<sign>[+-])?(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$"
+)
+_NANO = Fraction(1, 10**9)
+_MAX_TEXT = 100
+
+
+class QuantityError(DrallocError, ValueError):
+    """A text that is not a Kubernetes quantity."""
+
+
+def _round_up_nano(value: Fraction) -> Fraction:
+    scaled = value / _NANO
+    if scaled.denominator == 1:
+        return value
+    return Fraction(math.ceil(scaled)) * _NANO
+
+
+@total_ordering
+class Quantity:
+    """An exact Kubernetes quantity. Immutable and hashable."""
+
+    __slots__ = ("_value", "_format")
+
+    def __init__(self, value: int | Fraction | str | Quantity, fmt: str | None = None) -> None:
+        if isinstance(value, Quantity):
+            self._value: Fraction = value._value
+            self._format: str = fmt or value._format
+            return
+        if isinstance(value, str):
+            parsed = Quantity.parse(value)
+            self._value = parsed._value
+            self._format = fmt or parsed._format
+            return
+        if isinstance(value, bool) or not isinstance(value, int | Fraction):
+            raise QuantityError(f"cannot make a quantity from {type(value).__name__} {value!r}")
+        self._value = _round_up_nano(Fraction(value))
+        self._format = fmt or DECIMAL_SI
+
+    # ---- construction -------------------------------------------------
+    @classmethod
+    def parse(cls, text: Any) -> Quantity:
+        if isinstance(text, Quantity):
+            return text
+        if isinstance(text, bool):
+            raise QuantityError(f"quantity must be a string or number, not a boolean ({text!r})")
+        if isinstance(text, int):
+            return cls(text)
+        if isinstance(text, float):
+            # YAML may hand us 0.5 for an unquoted value; go through its repr,
+            # which is the shortest exact decimal that round-trips.
+            text = repr(text)
+        if not isinstance(text, str):
+            raise QuantityError(f"quantity must be a string, not {type(text).__name__}")
+        s = text.strip()
+        if not s or len(s) > _MAX_TEXT:
+            raise QuantityError(f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {text!r}")
+        m = _RE.match(s)
+        if not m:
+            raise QuantityError(f"invalid quantity {text!r}: quantities must match '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        num = Fraction(m.group("num") if not m.group("num").endswith(".") else m.group("num")[:-1])
+        if m.group("sign") == "-":
+            num = -num
+        suffix = m.group("suffix") or ""
+        if suffix in _BINARY:
+            value, fmt = num * (2 ** _BINARY[suffix]), BINARY_SI
+        elif suffix[:1] in ("e", "E"):
+            value, fmt = num * Fraction(10) ** int(suffix[1:]), DECIMAL_EXPONENT
+        else:
+            value, fmt = num * Fraction(10) ** _DECIMAL[suffix], DECIMAL_SI
+        q = cls.__new__(cls)
+        q._value = _round_up_nano(value)
+        q._format = fmt
+        return q
+
+    # ---- accessors ----------------------------------------------------
+    @property
+    def value(self) -> Fraction:
+        """The exact value."""
+        return self._value
+
+    @property
+    def format(self) -> str:
+        return self._format
+
+    def ceil(self) -> int:
+        """Kubernetes ``Value()``: the value rounded up to an integer."""
+        return math.ceil(self._value)
+
+    def milli_value(self) -> int:
+        return math.ceil(self._value * 1000)
+
+    def is_integer(self) -> bool:
+        return self._value.denominator == 1
+
+    def sign(self) -> int:
+        return (self._value > 0) - (self._value < 0)
+
+    # ---- arithmetic ---------------------------------------------------
+    def __add__(self, other: object) -> Quantity:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return Quantity(self._value + other._value, self._format)
+
+    def __sub__(self, other: object) -> Quantity:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return Quantity(self._value - other._value, self._format)
+
+    def __neg__(self) -> Quantity:
+        return Quantity(-self._value, self._format)
+
+    def cmp(self, other: Quantity) -> int:
+        return (self._value > other._value) - (self._value < other._value)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Quantity):
+            return self._value == other._value
+        return NotImplemented
+
+    def __lt__(self, other: object) -> bool:
+        if isinstance(other, Quantity):
+            return self._value < other._value
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("Quantity", self._value))
+
+    def __bool__(self) -> bool:
+        return self._value != 0
+
+    # ---- printing -----------------------------------------------------
+    def __str__(self) -> str:
+        return self.canonical()
+
+    def __repr__(self) -> str:
+        return f"Quantity({self.canonical()!r})"
+
+    def canonical(self) -> str:
+        """Kubernetes' canonical text for this quantity (``Quantity.String()``)."""
+        v = self._value
+        fmt = self._format
+        if fmt == BINARY_SI and (v.denominator != 1 or -1024 < v < 1024):
+            fmt = DECIMAL_SI
+        if v == 0:
+            return "0"
+        sign = "-" if v < 0 else ""
+        a = abs(v)
+        if fmt == BINARY_SI:
+            n = int(a)
+            exp = 0
+            while exp < 60 and n % 1024 == 0:
+                n //= 1024
+                exp += 10
+            return f"{sign}{n}{_BINARY_BY_EXP.get(exp, '')}"
+        # decimal: mantissa * 10**exp with exp a multiple of 3, mantissa an integer
+        exp = 0
+        while a.denominator != 1:
+            a *= 1000
+            exp -= 3
+        n = int(a)
+        while n != 0 and n % 1000 == 0 and exp < 18:
+            n //= 1000
+            exp += 3
+        if fmt == DECIMAL_EXPONENT:
+            return f"{sign}{n}" + (f"e{exp}" if exp else "")
+        if exp < -9:  # cannot happen after nano rounding; defensive
+            return f"{sign}{n}e{exp}"
+        return f"{sign}{n}{_DECIMAL_BY_EXP[exp]}"
+
+
+def parse_quantity(text: Any, where: str = "") -> Quantity:
+    """Parse ``text``; on failure raise a :class:`QuantityError` naming ``where``."""
+    try:
+        return Quantity.parse(text)
+    except QuantityError as e:
+        raise QuantityError(f"{where}: {e}" if where else str(e)) from None
+
+
+def binary_si(value: int | Fraction) -> Quantity:
+    """A quantity in binary-SI format (as Kubernetes builds computed integers)."""
+    return Quantity(value, BINARY_SI)
