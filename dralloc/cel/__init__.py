@@ -1,0 +1,1 @@
+"""CEL device selectors with the Kubernetes DRA environment."""
