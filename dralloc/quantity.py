@@ -40,6 +40,9 @@ _RE = re.compile(
 )
 _NANO = Fraction(1, 10**9)
 _MAX_TEXT = 100
+_MAX_EXPONENT = 1000     # larger decimal exponents are rejected (no real device is that big)
+_MIN_EXPONENT = -200     # smaller ones round up to 1n anyway (the text is at most 100 digits)
+_MAX_BINARY = 2**63 - 1  # Kubernetes caps binary-SI quantities at the largest int64
 
 
 class QuantityError(DrallocError, ValueError):
@@ -47,10 +50,19 @@ class QuantityError(DrallocError, ValueError):
 
 
 def _round_up_nano(value: Fraction) -> Fraction:
+    """Round to nano precision *away from zero*, as Kubernetes does: any
+    non-zero amount, however small, stays non-zero (-0.1n becomes -1n)."""
     scaled = value / _NANO
     if scaled.denominator == 1:
         return value
-    return Fraction(math.ceil(scaled)) * _NANO
+    magnitude = math.ceil(abs(scaled))
+    return Fraction(magnitude if value > 0 else -magnitude) * _NANO
+
+
+def _bad(text: Any, why: str = "") -> QuantityError:
+    shown = repr(text) if len(str(text)) <= 60 else repr(str(text)[:60]) + "..."
+    return QuantityError(f"invalid quantity {shown}: " + (why or
+                         "quantities must match '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"))
 
 
 @total_ordering
@@ -90,21 +102,14 @@ class Quantity:
         if not isinstance(text, str):
             raise QuantityError(f"quantity must be a string, not {type(text).__name__}")
         s = text.strip()
-        if not s or len(s) > _MAX_TEXT:
-            raise QuantityError(f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {text!r}")
+        if not s:
+            raise _bad(text, "a quantity cannot be empty")
+        if len(s) > _MAX_TEXT:
+            raise _bad(text, f"longer than {_MAX_TEXT} characters")
         m = _RE.match(s)
         if not m:
-            raise QuantityError(f"invalid quantity {text!r}: quantities must match '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-        num = Fraction(m.group("num") if not m.group("num").endswith(".") else m.group("num")[:-1])
-        if m.group("sign") == "-":
-            num = -num
-        suffix = m.group("suffix") or ""
-        if suffix in _BINARY:
-            value, fmt = num * (2 ** _BINARY[suffix]), BINARY_SI
-        elif suffix[:1] in ("e", "E"):
-            value, fmt = num * Fraction(10) ** int(suffix[1:]), DECIMAL_EXPONENT
-        else:
-            value, fmt = num * Fraction(10) ** _DECIMAL[suffix], DECIMAL_SI
+            raise _bad(text)
+        value, fmt = _value_of(m, text)
         q = cls.__new__(cls)
         q._value = _round_up_nano(value)
         q._format = fmt
@@ -196,7 +201,11 @@ class Quantity:
             a *= 1000
             exp -= 3
         n = int(a)
-        while n != 0 and n % 1000 == 0 and exp < 18:
+        # Decimal SI has no suffix above E (10^18). Kubernetes would print the
+        # bare mantissa there (1000E -> "1", a lossy quirk); dralloc keeps the
+        # value exact and prints "1000E".
+        cap = 10**9 if fmt == DECIMAL_EXPONENT else 18
+        while n != 0 and n % 1000 == 0 and exp < cap:
             n //= 1000
             exp += 3
         if fmt == DECIMAL_EXPONENT:
@@ -204,6 +213,25 @@ class Quantity:
         if exp < -9:  # cannot happen after nano rounding; defensive
             return f"{sign}{n}e{exp}"
         return f"{sign}{n}{_DECIMAL_BY_EXP[exp]}"
+
+
+def _value_of(m: re.Match[str], text: Any) -> tuple[Fraction, str]:
+    """The exact value and format of a matched quantity text."""
+    digits = m.group("num")
+    num = Fraction(digits[:-1] if digits.endswith(".") else digits)
+    if m.group("sign") == "-":
+        num = -num
+    suffix = m.group("suffix") or ""
+    if suffix in _BINARY:
+        value = num * (2 ** _BINARY[suffix])
+        value = max(min(value, Fraction(_MAX_BINARY)), Fraction(-_MAX_BINARY))
+        return value, BINARY_SI
+    if suffix[:1] in ("e", "E") and len(suffix) > 1:
+        exp = int(suffix[1:])
+        if exp > _MAX_EXPONENT:
+            raise _bad(text, f"exponent {exp} is out of range (at most {_MAX_EXPONENT})")
+        return num * Fraction(10) ** max(exp, _MIN_EXPONENT), DECIMAL_EXPONENT
+    return num * Fraction(10) ** _DECIMAL[suffix], DECIMAL_SI
 
 
 def parse_quantity(text: Any, where: str = "") -> Quantity:

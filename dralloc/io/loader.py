@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from dralloc.errors import InputError
 from dralloc.io import registry
 from dralloc.io.defaults import default_claim, default_template
+from dralloc.io.mixins import flatten_slice
 from dralloc.models import (
     DeviceClass,
     Node,
@@ -32,6 +33,11 @@ from dralloc.models import (
 
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 SUFFIXES = (".yaml", ".yml", ".json")
+
+
+class UnreadableError(InputError):
+    """A file that cannot be read or parsed at all (as opposed to an object in
+    it that is wrong)."""
 
 
 @dataclass
@@ -62,11 +68,11 @@ class ObjectSet:
     origin: dict[int, str] = field(default_factory=dict)  # id(obj) -> where
 
     def add(self, obj: TypedObject, where: str = "") -> None:
-        bucket = {
+        bucket: list[Any] = {  # type: ignore[assignment]
             ResourceSlice: self.slices, DeviceClass: self.classes, ResourceClaim: self.claims,
             ResourceClaimTemplate: self.templates, Node: self.nodes, Pod: self.pods,
         }[type(obj)]
-        bucket.append(obj)  # type: ignore[arg-type]
+        bucket.append(obj)
         if where:
             self.origin[id(obj)] = where
 
@@ -118,16 +124,18 @@ def read_documents(path: Path | None) -> tuple[list[RawDocument], list[InputErro
     try:
         text = sys.stdin.read() if path is None else path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        return [], [InputError(f"cannot read: {e}", source=source)]
+        return [], [UnreadableError(f"cannot read: {e}", source=source)]
     if len(text) > MAX_DOCUMENT_BYTES:
-        return [], [InputError(f"file is larger than {MAX_DOCUMENT_BYTES} bytes", source=source)]
+        return [], [UnreadableError(f"file is larger than {MAX_DOCUMENT_BYTES} bytes", source=source)]
     try:
         if path is not None and path.suffix == ".json":
             docs = [json.loads(text)]
         else:
             docs = list(yaml.safe_load_all(text))
     except (yaml.YAMLError, json.JSONDecodeError) as e:
-        return [], [InputError(f"not valid YAML/JSON: {e}", source=source)]
+        return [], [UnreadableError("not valid YAML/JSON: " + " ".join(str(e).split()), source=source)]
+    except RecursionError:
+        return [], [UnreadableError("document is nested too deeply", source=source)]
     out: list[RawDocument] = []
     for i, d in enumerate(docs):
         if d is None:
@@ -168,7 +176,9 @@ def parse_object(data: Any, where: str = "", skip_unknown: bool = False) -> Type
     name = (data.get("metadata") or {}).get("name", "") if isinstance(data.get("metadata"), dict) else ""
     obj_ref = f"{kind or '?'} {name}".strip()
     if not isinstance(api_version, str) or not isinstance(kind, str):
-        raise InputError("object lacks apiVersion or kind", source=where, obj=obj_ref)
+        keys = ", ".join(sorted(map(str, data))[:6]) or "none"
+        raise InputError(f"not a Kubernetes object: apiVersion and kind must be strings (top-level keys: {keys})",
+                         source=where, obj=obj_ref)
     found = registry.lookup(api_version, kind)
     if found is None:
         if skip_unknown:
@@ -177,7 +187,9 @@ def parse_object(data: Any, where: str = "", skip_unknown: bool = False) -> Type
                          + ", ".join(f"{a} {k}" for a, k in registry.supported()) + ")",
                          source=where, obj=obj_ref)
     model, converter = found
+    note = ""
     if converter is not None:
+        note = f" (in the v1 layout, converted from {api_version})"
         try:
             data = converter(data)
         except InputError as e:
@@ -188,11 +200,23 @@ def parse_object(data: Any, where: str = "", skip_unknown: bool = False) -> Type
         problems = describe_validation_error(e)
         fieldp, msg = problems[0]
         more = f" (and {len(e.errors()) - 1} more problem(s))" if len(e.errors()) > 1 else ""
-        raise InputError(msg + more, source=where, obj=obj_ref, field=fieldp) from None
+        raise InputError(msg + more + note, source=where, obj=obj_ref, field=fieldp) from None
+    except RecursionError:
+        raise InputError("object is nested too deeply", source=where, obj=obj_ref) from None
+    return _after_validation(obj, where, obj_ref)
+
+
+def _after_validation(obj: TypedObject, where: str, obj_ref: str) -> TypedObject:
+    """API-server defaults for claims; mixins flattened for slices."""
     if isinstance(obj, ResourceClaim):
-        obj = default_claim(obj)
-    elif isinstance(obj, ResourceClaimTemplate):
-        obj = default_template(obj)
+        return default_claim(obj)
+    if isinstance(obj, ResourceClaimTemplate):
+        return default_template(obj)
+    if isinstance(obj, ResourceSlice):
+        try:
+            return flatten_slice(obj)
+        except InputError as e:
+            raise InputError(e.message, source=where, obj=obj_ref, field=e.field) from None
     return obj
 
 
@@ -211,7 +235,8 @@ def load(paths: Iterable[str | Path], skip_unknown: bool = False) -> ObjectSet:
                 continue
             if obj is None:
                 kind = doc.data.get("kind") if isinstance(doc.data, dict) else "?"
-                result.skipped.append(f"{doc.where}: unsupported kind {kind} skipped")
+                api = doc.data.get("apiVersion") if isinstance(doc.data, dict) else "?"
+                result.skipped.append(f"{doc.where}: {kind} ({api}) is not a kind dralloc reads; skipped")
             else:
                 result.add(obj, doc.where)
     return result

@@ -4,10 +4,10 @@ plus Node and Pod). Models hold data only; no solver, YAML or CEL here."""
 from dralloc.models.base import K8sModel, OpenModel, QuantityField
 from dralloc.models.core import (
     Container,
+    Node,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
-    Node,
     ObjectMeta,
     Pod,
     PodResourceClaim,

@@ -95,6 +95,7 @@ class Device(K8sModel):
     binding_conditions: list[str] | None = None
     binding_failure_conditions: list[str] | None = None
     allow_multiple_allocations: bool | None = None
+    node_allocatable_resources: dict[str, Any] | None = None  # KEP-5517 (alpha), kept as read
     includes: list[str] | None = None  # KEP-5234
 
 
@@ -147,6 +148,8 @@ class ResourceSliceSpec(K8sModel):
     devices: list[Device] | None = None
     shared_counters: list[CounterSet] | None = None
     mixins: ResourceSliceMixins | None = None
+    partition_type_attribute: str | None = None  # newer alpha field, kept as read
+    skip_node_operations: list[str] | None = None  # newer alpha field, kept as read
 
 
 class ResourceSlice(TypedObject):
@@ -260,6 +263,7 @@ class DeviceRequestAllocationResult(K8sModel):
     binding_failure_conditions: list[str] | None = None
     share_id: str | None = Field(default=None, alias="shareID")
     consumed_capacity: dict[str, QuantityField] | None = None
+    skip_node_operations: list[str] | None = None
 
 
 class DeviceAllocationConfiguration(K8sModel):
