@@ -1,1 +1,19 @@
-"""CEL device selectors with the Kubernetes DRA environment."""
+"""CEL device selectors with the Kubernetes DRA environment.
+
+``compile_selector(expr)`` parses (cel-python's grammar), checks and compiles
+an expression once; ``CompiledSelector.evaluate(DeviceView)`` returns the
+verdict, cached by the projection of the device fields the expression reads."""
+
+from dralloc.cel.device import DeviceView
+from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
+from dralloc.cel.selector import (
+    MAX_EXPRESSION_LENGTH,
+    CompiledSelector,
+    compile_selector,
+)
+from dralloc.cel.library import COST_LIMIT
+
+__all__ = [
+    "COST_LIMIT", "CELCompileError", "CELError", "CELRuntimeError", "CompiledSelector",
+    "DeviceView", "MAX_EXPRESSION_LENGTH", "compile_selector",
+]

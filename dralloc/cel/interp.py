@@ -1,0 +1,160 @@
+"""Compile the AST into nested Python closures ``f(env) -> value``.
+
+Errors are raised as CELRuntimeError. ``&&``/``||`` and the ``all``/``exists``
+macros absorb errors when the other operands decide the result, as cel-go
+does. Every call and comprehension step is charged to ``env.cost``; going over
+the Kubernetes limit raises the cost error, so no expression can run for long."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dralloc.cel import ops
+from dralloc.cel.errors import CELRuntimeError, no_overload
+from dralloc.cel.library import COST_LIMIT, GLOBAL, MEMBER, cost_exceeded
+from dralloc.cel.parse import Call, Ident, Index, ListLit, Lit, MapLit, Node, Select
+from dralloc.cel.values import CelType, Opt, type_name
+
+Fn = Callable[["Env"], Any]
+NAMESPACES = frozenset({"cel", "lists", "strings", "sets", "optional", "math"})
+TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map",
+                        "null_type", "type"})
+MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter",
+                    "transformList", "transformMap", "sortBy"})
+
+
+class Env:
+    __slots__ = ("vars", "cost", "limit")
+
+    def __init__(self, variables: dict[str, Any], limit: int = COST_LIMIT) -> None:
+        self.vars = variables
+        self.cost = 0
+        self.limit = limit
+
+    def charge(self, n: int) -> None:
+        self.cost += n
+        if self.cost > self.limit:
+            raise cost_exceeded()
+
+
+def _size_cost(v: Any) -> int:
+    if isinstance(v, list | dict):
+        return len(v)
+    if isinstance(v, str | bytes):
+        return len(v) // 10
+    return 0
+
+
+def compile_node(node: Node, scope: frozenset[str] = frozenset()) -> Fn:
+    if isinstance(node, Lit):
+        value = node.value
+        return lambda env: value
+    if isinstance(node, Ident):
+        return _ident(node.name, scope)
+    if isinstance(node, Select):
+        return _select(node, scope)
+    if isinstance(node, Index):
+        return _index(node, scope)
+    if isinstance(node, ListLit):
+        items = [compile_node(i, scope) for i in node.items]
+        return lambda env: [f(env) for f in items]
+    if isinstance(node, MapLit):
+        return _map_lit(node, scope)
+    assert isinstance(node, Call)
+    return _call(node, scope)
+
+
+def _ident(name: str, scope: frozenset[str]) -> Fn:
+    if name in scope or name == "device":
+        def get(env: Env) -> Any:
+            return env.vars[name]
+        return get
+    if name in TYPE_NAMES:
+        t = CelType(name)
+        return lambda env: t
+    raise CELRuntimeError(f"undeclared reference to '{name}'")  # checker reports it first
+
+
+def _select(node: Select, scope: frozenset[str]) -> Fn:
+    operand = compile_node(node.operand, scope)
+    field, optional = node.field, node.optional
+
+    def sel(env: Env) -> Any:
+        return ops.select(operand(env), field, optional)
+    return sel
+
+
+def _index(node: Index, scope: frozenset[str]) -> Fn:
+    operand, index, optional = compile_node(node.operand, scope), compile_node(node.index, scope), node.optional
+
+    def idx(env: Env) -> Any:
+        return ops.index(operand(env), index(env), optional)
+    return idx
+
+
+def _map_lit(node: MapLit, scope: frozenset[str]) -> Fn:
+    entries = [(compile_node(k, scope), compile_node(v, scope)) for k, v in node.entries]
+
+    def build(env: Env) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for kf, vf in entries:
+            k = kf(env)
+            if not isinstance(k, str | int):
+                raise CELRuntimeError(f"unsupported map key type: {type_name(k)}")
+            if k in out:
+                raise CELRuntimeError(f"Failed with repeated key: {k}")
+            out[k] = vf(env)
+        env.charge(len(out))
+        return out
+    return build
+
+
+def _call(node: Call, scope: frozenset[str]) -> Fn:
+    fn, target, args = node.fn, node.target, node.args
+    if target is None and fn in ops.OPERATORS:
+        return ops.compile_operator(fn, [compile_node(a, scope) for a in args])
+    if target is None and fn == "has":
+        return _has(node, scope)
+    if target is not None and fn in MACROS and args and isinstance(args[0], Ident):
+        from dralloc.cel.macros import compile_macro
+        return compile_macro(node, scope, compile_node)
+    if isinstance(target, Ident) and target.name in NAMESPACES and target.name not in scope:
+        if target.name == "cel" and fn == "bind":
+            from dralloc.cel.macros import compile_bind
+            return compile_bind(node, scope, compile_node)
+        return _invoke(f"{target.name}.{fn}", GLOBAL.get(f"{target.name}.{fn}"),
+                       [compile_node(a, scope) for a in args])
+    if target is None:
+        return _invoke(fn, GLOBAL.get(fn), [compile_node(a, scope) for a in args])
+    return _invoke(fn, MEMBER.get(fn), [compile_node(a, scope) for a in (target, *args)])
+
+
+def _invoke(name: str, impl: Callable[..., Any] | None, argfns: list[Fn]) -> Fn:
+    if impl is None:
+        raise CELRuntimeError(f"undeclared reference to '{name}'")
+    fn: Callable[..., Any] = impl
+
+    def call(env: Env) -> Any:
+        vals = [f(env) for f in argfns]
+        if vals and isinstance(vals[0], Opt) and name not in _OPT_AWARE:
+            raise no_overload(name, *vals)
+        result = fn(*vals)
+        env.charge(1 + _size_cost(result))
+        return result
+    return call
+
+
+_OPT_AWARE = frozenset({"orValue", "or", "hasValue", "value", "optional.of",
+                        "optional.ofNonZeroValue", "type", "dyn"})
+
+
+def _has(node: Call, scope: frozenset[str]) -> Fn:
+    arg = node.args[0] if len(node.args) == 1 else None
+    if not isinstance(arg, Select):
+        raise CELRuntimeError("invalid argument to has() macro")
+    operand, field = compile_node(arg.operand, scope), arg.field
+
+    def has(env: Env) -> bool:
+        return ops.has_field(operand(env), field)
+    return has

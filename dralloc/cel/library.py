@@ -1,0 +1,248 @@
+"""Function library: CEL standard functions plus the extensions Kubernetes
+enables for DRA selectors (strings, lists, sets, regex, Quantity, Semver,
+optional, ``includes``). Each entry receives evaluated arguments (the receiver
+first for method calls) and returns a CEL value or raises CELRuntimeError."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import re2
+
+from dralloc.cel import libext, libtypes
+from dralloc.cel.errors import CELRuntimeError, no_overload
+from dralloc.cel.values import (
+    CelType,
+    Opt,
+    Semver,
+    UInt,
+    cel_cmp,
+    cel_eq,
+    check_int,
+    check_uint,
+    type_name,
+)
+from dralloc.quantity import Quantity
+
+Impl = Callable[..., Any]
+COST_LIMIT = 1_000_000
+
+
+def cost_exceeded() -> CELRuntimeError:
+    return CELRuntimeError("operation cancelled: actual cost limit exceeded")
+
+
+def _want(fn: str, args: tuple[Any, ...], *types: type | tuple[type, ...]) -> None:
+    if len(args) != len(types):
+        raise no_overload(fn, *args)
+    for a, t in zip(args, types, strict=True):
+        if not isinstance(a, t) or (isinstance(a, bool) and t in (int, (int, float))):
+            raise no_overload(fn, *args)
+
+
+_regex_cache: dict[str, Any] = {}
+
+
+def _regex(pattern: str) -> Any:
+    r = _regex_cache.get(pattern)
+    if r is None:
+        try:
+            r = re2.compile(pattern)
+        except Exception as e:  # re2.error
+            raise CELRuntimeError(f"invalid regular expression {pattern!r}: {e}") from None
+        if len(_regex_cache) > 1024:
+            _regex_cache.clear()
+        _regex_cache[pattern] = r
+    return r
+
+
+# ---------------------------------------------------------------- standard
+def f_size(*a: Any) -> int:
+    if len(a) == 1 and isinstance(a[0], str | bytes | list | dict):
+        return len(a[0])
+    raise no_overload("size", *a)
+
+
+def f_contains(*a: Any) -> bool:
+    _want("contains", a, str, str)
+    return a[1] in a[0]
+
+
+def f_starts(*a: Any) -> bool:
+    _want("startsWith", a, str, str)
+    return bool(a[0].startswith(a[1]))
+
+
+def f_ends(*a: Any) -> bool:
+    _want("endsWith", a, str, str)
+    return bool(a[0].endswith(a[1]))
+
+
+def f_matches(*a: Any) -> bool:
+    _want("matches", a, str, str)
+    return _regex(a[1]).search(a[0]) is not None
+
+
+def f_int(*a: Any) -> int:
+    v = a[0] if len(a) == 1 else None
+    if isinstance(v, bool) or len(a) != 1:
+        raise no_overload("int", *a)
+    if isinstance(v, int):
+        return check_int(int(v))
+    if isinstance(v, float):
+        if v != v or not (-(2.0**63) <= v < 2.0**63):
+            raise CELRuntimeError("range error")
+        return int(v)
+    if isinstance(v, str):
+        try:
+            return check_int(int(v, 10))
+        except ValueError:
+            raise CELRuntimeError(f"cannot convert {v!r} to int") from None
+    raise no_overload("int", *a)
+
+
+def f_uint(*a: Any) -> UInt:
+    v = a[0] if len(a) == 1 else None
+    if isinstance(v, bool) or len(a) != 1:
+        raise no_overload("uint", *a)
+    if isinstance(v, int | float):
+        if v != v:
+            raise CELRuntimeError("range error")
+        return check_uint(int(v))
+    if isinstance(v, str):
+        try:
+            return check_uint(int(v, 10))
+        except ValueError:
+            raise CELRuntimeError(f"cannot convert {v!r} to uint") from None
+    raise no_overload("uint", *a)
+
+
+def f_double(*a: Any) -> float:
+    v = a[0] if len(a) == 1 else None
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v)
+        except ValueError:
+            raise CELRuntimeError(f"cannot convert {v!r} to double") from None
+    raise no_overload("double", *a)
+
+
+def f_string(*a: Any) -> str:
+    v = a[0] if len(a) == 1 else None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return str(int(v))
+    if isinstance(v, float):
+        return repr(v) if v == v and v not in (float("inf"), float("-inf")) else str(v)
+    if isinstance(v, bytes):
+        try:
+            return v.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CELRuntimeError("invalid UTF-8 in bytes") from None
+    if isinstance(v, Semver):
+        return v.text
+    raise no_overload("string", *a)
+
+
+def f_bool(*a: Any) -> bool:
+    v = a[0] if len(a) == 1 else None
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str):
+        if v in ("true", "True", "TRUE", "t", "1"):
+            return True
+        if v in ("false", "False", "FALSE", "f", "0"):
+            return False
+        raise CELRuntimeError(f"type conversion error from 'string' to 'bool': {v!r}")
+    raise no_overload("bool", *a)
+
+
+def f_bytes(*a: Any) -> bytes:
+    if len(a) == 1 and isinstance(a[0], bytes):
+        return a[0]
+    if len(a) == 1 and isinstance(a[0], str):
+        return a[0].encode("utf-8")
+    raise no_overload("bytes", *a)
+
+
+def f_type(*a: Any) -> CelType:
+    return CelType(type_name(a[0]))
+
+
+def f_dyn(*a: Any) -> Any:
+    return a[0]
+
+
+# ---------------------------------------------------------------- optional
+def f_opt_of(*a: Any) -> Opt:
+    return Opt(a[0])
+
+
+def f_opt_nonzero(*a: Any) -> Opt:
+    v = a[0]
+    zero = v is None or v is False or (isinstance(v, int | float | str | bytes | list | dict) and not v)
+    return Opt.NONE if zero else Opt(v)
+
+
+def f_opt_none(*a: Any) -> Opt:
+    return Opt.NONE
+
+
+def f_or_value(*a: Any) -> Any:
+    _want("orValue", a[:1], Opt)
+    return a[0].value if a[0].present else a[1]
+
+
+def f_or(*a: Any) -> Any:
+    _want("or", a, Opt, Opt)
+    return a[0] if a[0].present else a[1]
+
+
+def f_has_value(*a: Any) -> bool:
+    _want("hasValue", a, Opt)
+    return bool(a[0].present)
+
+
+def f_value(*a: Any) -> Any:
+    _want("value", a, Opt)
+    if not a[0].present:
+        raise CELRuntimeError("optional.none() dereference")
+    return a[0].value
+
+
+# ---------------------------------------------------------------- includes (DRA)
+def f_includes(*a: Any) -> bool:
+    if len(a) != 2:
+        raise no_overload("includes", *a)
+    target, item = a
+    if isinstance(target, list):
+        if len(target) > 48:
+            raise CELRuntimeError(f"list has {len(target)} elements, more than the limit of 48")
+        return any(cel_eq(x, item) for x in target)
+    return cel_eq(target, item)
+
+
+MEMBER: dict[str, Impl] = {
+    "size": f_size, "contains": f_contains, "startsWith": f_starts, "endsWith": f_ends,
+    "matches": f_matches, "orValue": f_or_value, "or": f_or, "hasValue": f_has_value,
+    "value": f_value, "includes": f_includes,
+}
+GLOBAL: dict[str, Impl] = {
+    "size": f_size, "matches": f_matches, "int": f_int, "uint": f_uint, "double": f_double,
+    "string": f_string, "bool": f_bool, "bytes": f_bytes, "type": f_type, "dyn": f_dyn,
+    "optional.of": f_opt_of, "optional.ofNonZeroValue": f_opt_nonzero,
+    "optional.none": f_opt_none,
+}
+MEMBER.update(libtypes.MEMBER)
+MEMBER.update(libext.MEMBER)
+GLOBAL.update(libtypes.GLOBAL)
+GLOBAL.update(libext.GLOBAL)
+
+# helpers re-exported for the interpreter
+__all__ = ["MEMBER", "GLOBAL", "COST_LIMIT", "cost_exceeded", "cel_cmp", "Quantity"]

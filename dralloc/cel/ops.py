@@ -1,0 +1,287 @@
+"""CEL operators, field selection and indexing with cel-go semantics."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from dralloc.cel.errors import CELRuntimeError, no_overload
+from dralloc.cel.values import INT64_MIN, Opt, UInt, cel_cmp, cel_eq, check_int, check_uint
+
+if TYPE_CHECKING:
+    from dralloc.cel.interp import Env, Fn
+
+EMPTY: dict[str, Any] = {}
+
+
+class DomainMaps(dict):  # type: ignore[type-arg]
+    """``device.attributes`` / ``device.capacity``: an unknown domain is an empty map."""
+
+    __slots__ = ()
+
+
+def _lookup(m: dict[Any, Any], key: Any) -> tuple[bool, Any]:
+    if isinstance(m, DomainMaps):
+        return True, m.get(key, EMPTY) if isinstance(key, str) else _bad_key(key)
+    if isinstance(key, float) and key.is_integer():
+        key = int(key)
+    if isinstance(key, bool):
+        for k, v in m.items():
+            if isinstance(k, bool) and k == key:
+                return True, v
+        return False, None
+    if key in m:
+        return True, m[key]
+    return False, None
+
+
+def _bad_key(key: Any) -> Any:
+    raise CELRuntimeError(f"no such key: {key}")
+
+
+def select(v: Any, field: str, optional: bool) -> Any:
+    wrap = optional
+    if isinstance(v, Opt):
+        if not v.present:
+            return Opt.NONE
+        v, wrap = v.value, True
+    if not isinstance(v, dict):
+        raise CELRuntimeError(f"no such overload: field selection on {_tn(v)}")
+    found, value = _lookup(v, field)
+    if not found:
+        if wrap:
+            return Opt.NONE
+        raise CELRuntimeError(f"no such key: {field}")
+    return Opt(value) if wrap else value
+
+
+def index(v: Any, key: Any, optional: bool) -> Any:
+    wrap = optional
+    if isinstance(v, Opt):
+        if not v.present:
+            return Opt.NONE
+        v, wrap = v.value, True
+    if isinstance(v, list):
+        if isinstance(key, float) and key.is_integer():
+            key = int(key)
+        if not isinstance(key, int) or isinstance(key, bool):
+            raise no_overload("_[_]", v, key)
+        if not 0 <= key < len(v):
+            if wrap:
+                return Opt.NONE
+            raise CELRuntimeError(f"index out of bounds: {key}")
+        return Opt(v[key]) if wrap else v[key]
+    if isinstance(v, dict):
+        found, value = _lookup(v, key)
+        if not found:
+            if wrap:
+                return Opt.NONE
+            raise CELRuntimeError(f"no such key: {key}")
+        return Opt(value) if wrap else value
+    raise no_overload("_[_]", v, key)
+
+
+def has_field(v: Any, field: str) -> bool:
+    if isinstance(v, Opt):
+        return v.present and has_field(v.value, field)
+    if not isinstance(v, dict):
+        raise CELRuntimeError(f"no such overload: has() on {_tn(v)}")
+    if isinstance(v, DomainMaps):
+        return field in v
+    return field in v
+
+
+def _tn(v: Any) -> str:
+    from dralloc.cel.values import type_name
+
+    return type_name(v)
+
+
+# ---------------------------------------------------------------- operators
+def _and(fns: list[Fn]) -> Fn:
+    left, right = fns
+
+    def f(env: Env) -> Any:
+        err: CELRuntimeError | None = None
+        try:
+            a = left(env)
+            if a is False:
+                return False
+            if a is not True:
+                err = no_overload("_&&_", a)
+        except CELRuntimeError as e:
+            err = e
+        b = right(env)
+        if b is False:
+            return False
+        if b is not True:
+            raise err or no_overload("_&&_", b)
+        if err is not None:
+            raise err
+        return True
+    return f
+
+
+def _or(fns: list[Fn]) -> Fn:
+    left, right = fns
+
+    def f(env: Env) -> Any:
+        err: CELRuntimeError | None = None
+        try:
+            a = left(env)
+            if a is True:
+                return True
+            if a is not False:
+                err = no_overload("_||_", a)
+        except CELRuntimeError as e:
+            err = e
+        b = right(env)
+        if b is True:
+            return True
+        if b is not False:
+            raise err or no_overload("_||_", b)
+        if err is not None:
+            raise err
+        return False
+    return f
+
+
+def _cond(fns: list[Fn]) -> Fn:
+    c, a, b = fns
+
+    def f(env: Env) -> Any:
+        v = c(env)
+        if v is True:
+            return a(env)
+        if v is False:
+            return b(env)
+        raise no_overload("_?_:_", v)
+    return f
+
+
+def _not(a: Any) -> bool:
+    if isinstance(a, bool):
+        return not a
+    raise no_overload("!_", a)
+
+
+def _neg(a: Any) -> Any:
+    if isinstance(a, bool) or isinstance(a, UInt):
+        raise no_overload("-_", a)
+    if isinstance(a, int):
+        return check_int(-a)
+    if isinstance(a, float):
+        return -a
+    raise no_overload("-_", a)
+
+
+def _same_num(fn: str, a: Any, b: Any) -> type:
+    t = type(a)
+    if t is not type(b) or t is bool or t not in (int, UInt, float):
+        raise no_overload(fn, a, b)
+    return t
+
+
+def _fix(t: type, v: Any) -> Any:
+    if t is int:
+        return check_int(v)
+    if t is UInt:
+        return check_uint(v)
+    return v
+
+
+def _add(a: Any, b: Any) -> Any:
+    if type(a) is type(b) and isinstance(a, str | bytes | list):
+        return a + b
+    t = _same_num("_+_", a, b)
+    return _fix(t, a + b)
+
+
+def _sub(a: Any, b: Any) -> Any:
+    t = _same_num("_-_", a, b)
+    return _fix(t, a - b)
+
+
+def _mul(a: Any, b: Any) -> Any:
+    t = _same_num("_*_", a, b)
+    return _fix(t, a * b)
+
+
+def _div(a: Any, b: Any) -> Any:
+    t = _same_num("_/_", a, b)
+    if t is float:
+        if b == 0:
+            if a == 0 or a != a:
+                return float("nan")
+            return math.copysign(float("inf"), a) * math.copysign(1.0, b)
+        return a / b
+    if b == 0:
+        raise CELRuntimeError("division by zero")
+    if t is int and a == INT64_MIN and b == -1:
+        raise CELRuntimeError("integer overflow")
+    q = abs(a) // abs(b)
+    return _fix(t, q if (a >= 0) == (b >= 0) else -q)
+
+
+def _mod(a: Any, b: Any) -> Any:
+    t = _same_num("_%_", a, b)
+    if t is float:
+        raise no_overload("_%_", a, b)
+    if b == 0:
+        raise CELRuntimeError("modulus by zero")
+    r = abs(a) % abs(b)
+    return _fix(t, r if a >= 0 else -r)
+
+
+def _in(a: Any, b: Any) -> bool:
+    if isinstance(b, list):
+        return any(cel_eq(a, x) for x in b)
+    if isinstance(b, dict):
+        return _lookup(b, a)[0] if not isinstance(b, DomainMaps) else a in b
+    raise no_overload("@in", a, b)
+
+
+def _binary(impl: Callable[[Any, Any], Any], fns: list[Fn]) -> Fn:
+    left, right = fns
+    if impl is _add:
+        def add(env: Env) -> Any:
+            r = _add(left(env), right(env))
+            if isinstance(r, list):
+                env.charge(len(r))
+            elif isinstance(r, str | bytes):
+                env.charge(len(r) // 10)
+            return r
+        return add
+
+    def f(env: Env) -> Any:
+        return impl(left(env), right(env))
+    return f
+
+
+def _unary(impl: Callable[[Any], Any], fns: list[Fn]) -> Fn:
+    (arg,) = fns
+    return lambda env: impl(arg(env))
+
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "_==_": cel_eq, "_!=_": lambda a, b: not cel_eq(a, b),
+    "_<_": lambda a, b: cel_cmp("_<_", a, b) < 0, "_<=_": lambda a, b: cel_cmp("_<=_", a, b) <= 0,
+    "_>_": lambda a, b: cel_cmp("_>_", a, b) > 0, "_>=_": lambda a, b: cel_cmp("_>=_", a, b) >= 0,
+    "_+_": _add, "_-_": _sub, "_*_": _mul, "_/_": _div, "_%_": _mod, "@in": _in,
+}
+OPERATORS = frozenset({*_BINARY, "_&&_", "_||_", "_?_:_", "!_", "-_"})
+
+
+def compile_operator(fn: str, fns: list[Fn]) -> Fn:
+    if fn == "_&&_":
+        return _and(fns)
+    if fn == "_||_":
+        return _or(fns)
+    if fn == "_?_:_":
+        return _cond(fns)
+    if fn == "!_":
+        return _unary(_not, fns)
+    if fn == "-_":
+        return _unary(_neg, fns)
+    return _binary(_BINARY[fn], fns)
