@@ -1,0 +1,86 @@
+"""Allocator feature gates and the allocator variant they select.
+
+Kubernetes ships three allocator implementations (stable, incubating,
+experimental) and picks the most stable one whose supported feature set covers
+the enabled features. dralloc models the variant as a value: one search engine
+whose behaviour is switched by :class:`Variant` where the implementations differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+from dralloc.errors import InputError
+
+# Feature-gate names (as users and scenario files write them) -> allocator flag.
+GATES = {
+    "DRAAdminAccess": "admin_access",
+    "DRAPrioritizedList": "prioritized_list",
+    "DRAPartitionableDevices": "partitionable_devices",
+    "DRADeviceTaints": "device_taints",
+    "DRADeviceBindingConditions": "binding_conditions",
+    "DRAResourceClaimDeviceStatus": None,  # needed together with binding conditions; no own flag
+    "DRAConsumableCapacity": "consumable_capacity",
+    "DRAListTypeAttributes": "list_type_attributes",
+    "DRAResourceSliceMixins": None,  # handled by flattening on load, not by the allocator
+}
+
+
+class Variant(str, Enum):
+    STABLE = "stable"
+    INCUBATING = "incubating"
+    EXPERIMENTAL = "experimental"
+
+
+_SUPPORTED = {
+    Variant.STABLE: {"admin_access", "prioritized_list", "partitionable_devices", "device_taints"},
+    Variant.INCUBATING: {"admin_access", "prioritized_list", "partitionable_devices", "device_taints",
+                         "binding_conditions", "consumable_capacity"},
+    Variant.EXPERIMENTAL: {"admin_access", "prioritized_list", "partitionable_devices", "device_taints",
+                           "binding_conditions", "consumable_capacity", "list_type_attributes"},
+}
+
+
+@dataclass(frozen=True)
+class Features:
+    admin_access: bool = False
+    prioritized_list: bool = False
+    partitionable_devices: bool = False
+    device_taints: bool = False
+    binding_conditions: bool = False
+    consumable_capacity: bool = False
+    list_type_attributes: bool = False
+
+    @classmethod
+    def from_gates(cls, names: Iterable[str]) -> Features:
+        flags: dict[str, bool] = {}
+        for n in names:
+            if n not in GATES:
+                raise InputError(f"unknown feature gate {n!r}; known: {', '.join(sorted(GATES))}")
+            flag = GATES[n]
+            if flag:
+                flags[flag] = True
+        return cls(**flags)
+
+    @classmethod
+    def all(cls) -> Features:
+        return cls(True, True, True, True, True, True, True)
+
+    def enabled(self) -> set[str]:
+        return {k for k, v in self.__dict__.items() if v}
+
+    def gates(self) -> list[str]:
+        return sorted(g for g, f in GATES.items() if f and getattr(self, f))
+
+    def variant(self) -> Variant:
+        """The variant Kubernetes picks: the most stable one supporting all flags."""
+        on = self.enabled()
+        for v in (Variant.STABLE, Variant.INCUBATING, Variant.EXPERIMENTAL):
+            if on <= _SUPPORTED[v]:
+                return v
+        return Variant.EXPERIMENTAL  # pragma: no cover - experimental supports all
+
+    def supported_by(self, variant: Variant) -> bool:
+        return self.enabled() <= _SUPPORTED[variant]

@@ -1,0 +1,48 @@
+"""Attribute lookup and comparison as the allocator's constraints use them
+(spec CT-2, CT-3, CT-7, CT-8, CT-11, CT-13)."""
+
+from __future__ import annotations
+
+from dralloc.models import Device, DeviceAttribute
+
+Scalar = tuple[str, object]  # (kind, value)
+
+
+def lookup_attribute(device: Device, driver: str, name: str) -> DeviceAttribute | None:
+    """The name verbatim; else, when its domain is the device's driver, the bare id."""
+    attrs = device.attributes or {}
+    if name in attrs:
+        return attrs[name]
+    domain, sep, ident = name.partition("/")
+    if sep and domain == driver and ident in attrs:
+        return attrs[ident]
+    return None
+
+
+def scalar(attr: DeviceAttribute) -> Scalar | None:
+    """The scalar value, kinds tried in the order string, int, bool, version."""
+    if attr.string is not None:
+        return ("string", attr.string)
+    if attr.int_ is not None:
+        return ("int", attr.int_)
+    if attr.bool_ is not None:
+        return ("bool", attr.bool_)
+    if attr.version is not None:
+        return ("version", attr.version)
+    return None
+
+
+def scalar_of_kind(attr: DeviceAttribute, kind: str) -> object | None:
+    return {"string": attr.string, "int": attr.int_, "bool": attr.bool_, "version": attr.version}[kind]
+
+
+def as_set(attr: DeviceAttribute) -> tuple[str, frozenset[object]] | None:
+    """The first non-empty list, else the scalar as a one-element set."""
+    for kind, lst in (("int", attr.ints), ("bool", attr.bools), ("string", attr.strings),
+                      ("version", attr.versions)):
+        if lst:
+            return (kind, frozenset(lst))
+    s = scalar(attr)
+    if s is not None:
+        return (s[0], frozenset([s[1]]))
+    return None

@@ -1,0 +1,89 @@
+"""Is a device selectable for a request? (spec DC-3..DC-6, CEL-9, CEL-10)
+
+Binding conditions, then the class selectors in order, then the request's own
+selectors, then per-device node selection. Verdicts are cached per (device,
+request) for one allocation call; CEL programs are compiled lazily (an
+expression is only compiled when some device reaches it, as Kubernetes does)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dralloc.cel import CELCompileError, CELRuntimeError, DeviceView, compile_selector
+from dralloc.errors import AllocationError
+from dralloc.features import Features, Variant
+from dralloc.inventory.nodesel import NodeSelectorError, node_matches
+from dralloc.inventory.pools import DeviceID, PoolDevice
+from dralloc.models import Node
+
+if TYPE_CHECKING:
+    from dralloc.inventory.requests import RequestSpec
+
+
+class Selectability:
+    """DC-3 ``isSelectable`` with its per-call cache."""
+
+    def __init__(self, node: Node, features: Features, variant: Variant) -> None:
+        self.node = node
+        self.features = features
+        self.variant = variant
+        self._cache: dict[tuple[DeviceID, tuple[int, int, int]], bool] = {}
+        self._views: dict[DeviceID, DeviceView] = {}
+        self.evaluations = 0
+
+    def view(self, pd: PoolDevice) -> DeviceView:
+        v = self._views.get(pd.id)
+        if v is None:
+            multi = bool(pd.device.allow_multiple_allocations) and self.variant is not Variant.STABLE
+            v = DeviceView.from_device(pd.pool.driver, pd.device, allow_multiple=multi)
+            self._views[pd.id] = v
+        return v
+
+    def __call__(self, pd: PoolDevice, req: RequestSpec) -> bool:
+        key = (pd.id, req.key)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._compute(pd, req)
+            self._cache[key] = hit
+        return hit
+
+    def reason(self, pd: PoolDevice, req: RequestSpec) -> str | None:
+        """Why the device is not selectable (None when it is)."""
+        if not self.features.binding_conditions and pd.device.binding_conditions:
+            return "has binding conditions (DRADeviceBindingConditions off)"
+        if not self._selectors(pd, req.device_class_name, req.class_selectors, "class"):
+            return f"does not match class {req.device_class_name}"
+        if not self._selectors(pd, req.claim_key, req.selectors, "claim"):
+            return f"does not match the selectors of request {req.name}"
+        if not self._node_ok(pd):
+            return f"is not available on node {self.node.name}"
+        return None
+
+    def _compute(self, pd: PoolDevice, req: RequestSpec) -> bool:
+        return self.reason(pd, req) is None
+
+    def _node_ok(self, pd: PoolDevice) -> bool:
+        if not pd.slice.spec.per_device_node_selection:
+            return True
+        d = pd.device
+        try:
+            return node_matches(self.node, d.node_name or "", d.all_nodes or False, d.node_selector)
+        except NodeSelectorError as e:
+            raise AllocationError(f"failed to perform node selection for device {pd.label}: "
+                                  f"failed to parse node selector: {e}") from None
+
+    def _selectors(self, pd: PoolDevice, owner: str, exprs: list[str], kind: str) -> bool:
+        for i, expr in enumerate(exprs):
+            try:
+                prog = compile_selector(expr)
+            except CELCompileError as e:
+                raise AllocationError(f"{kind} {owner}: selector #{i}: CEL compile error: {e}") from None
+            try:
+                self.evaluations += 1
+                ok = prog.evaluate(self.view(pd))
+            except CELRuntimeError as e:
+                raise AllocationError(
+                    f"{kind} {owner}: selector #{i} on device {pd.label}: CEL runtime error: {e}") from None
+            if not ok:
+                return False
+        return True

@@ -1,0 +1,117 @@
+"""``allocate``: the one entry point for every mode."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from dralloc.errors import AllocationError, InputError
+from dralloc.features import Features, Variant
+from dralloc.inventory.problem import Problem, build_problem
+from dralloc.io.loader import ObjectSet
+from dralloc.models import Node, ObjectMeta, ResourceClaim, TypedObject
+from dralloc.solver.explain_counts import candidate_report
+from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.replay import ReplaySearch
+from dralloc.solver.results import build_allocation
+
+MODES = ("replay", "first-fit", "optimal")
+
+
+def _objects(objects: ObjectSet | Iterable[TypedObject]) -> ObjectSet:
+    if isinstance(objects, ObjectSet):
+        return objects
+    out = ObjectSet()
+    for o in objects:
+        out.add(o)
+    return out
+
+
+def _node(objs: ObjectSet, node: Node | str | None) -> Node:
+    if isinstance(node, Node):
+        return node
+    if node is None:
+        return Node(metadata=ObjectMeta(name=""))
+    found = objs.node(node)
+    return found if found is not None else Node(metadata=ObjectMeta(name=node))
+
+
+def _claims(objs: ObjectSet, claims: Iterable[ResourceClaim | str]) -> list[ResourceClaim]:
+    out = []
+    for c in claims:
+        if isinstance(c, ResourceClaim):
+            out.append(c)
+            continue
+        found = objs.claim(c)
+        if found is None:
+            raise InputError(f"claim {c} not found among the loaded ResourceClaims")
+        out.append(found)
+    return out
+
+
+def _features(features: Features | Iterable[str] | None) -> Features:
+    if features is None:
+        return Features()
+    if isinstance(features, Features):
+        return features
+    return Features.from_gates(features)
+
+
+def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None,
+             claims: Iterable[ResourceClaim | str], allocated: Iterable[ResourceClaim] | None = None,
+             features: Features | Iterable[str] | None = None, mode: str = "replay",
+             variant: Variant | str | None = None, objective: str | None = None,
+             time_limit: float | None = None, share_ids: Callable[[], str] | None = None) -> Outcome:
+    """Allocate ``claims`` together on ``node``, as the Kubernetes scheduler
+    asks its allocator to for the claims of one pod.
+
+    ``allocated`` defaults to every claim in ``objects`` that has an
+    allocation and is not being allocated. ``mode`` is ``replay`` (the
+    Kubernetes search, step by step), ``first-fit`` (the same answer through
+    CP-SAT) or ``optimal`` (CP-SAT with ``objective``)."""
+    if mode not in MODES:
+        raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    objs = _objects(objects)
+    feats = _features(features)
+    var = Variant(variant) if variant is not None else feats.variant()
+    target = _node(objs, node)
+    todo = _claims(objs, claims)
+    if allocated is None:
+        ids = {id(c) for c in todo}
+        allocated = [c for c in objs.claims if id(c) not in ids and c.status and c.status.allocation]
+    keys = [c.key for c in todo]
+    base = Outcome(Status.ERROR, mode, target.name, keys)
+    try:
+        problem = build_problem(objs.slices, objs.classes, target, todo, list(allocated), feats, var)
+    except AllocationError as e:
+        base.error = str(e)
+        return base
+    if mode == "replay":
+        return run_replay(problem, base, share_ids)
+    from dralloc.solver.cpsat import solve  # OR-Tools only when asked for
+
+    return solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=share_ids)
+
+
+def run_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | None = None) -> Outcome:
+    search = ReplaySearch(problem, share_ids=share_ids)
+    try:
+        found = search.run()
+        out.steps = search.steps
+        if found:
+            out.allocations = [
+                build_allocation(plan, search.results[plan.index], search.selected, problem.node,
+                                 problem.features, problem.variant)
+                for plan in problem.plans
+            ]
+            out.status = Status.ALLOCATED
+        elif problem.has_invalid_pool():
+            out.error = "invalid resource pools were encountered"
+        else:
+            out.status = Status.UNSATISFIABLE
+            out.reasons = candidate_report(problem)
+    except AllocationError as e:
+        out.steps = search.steps
+        out.error = str(e)
+        out.status = Status.ERROR
+    out.notes = sorted(search.defect_flags())
+    return out

@@ -1,0 +1,69 @@
+"""Tentative bookkeeping during one allocation call: devices taken, shared
+capacity, counters consumed (keyed by pool name, as Kubernetes keys them)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dralloc.inventory.pools import CounterMap, DeviceID, Pool, PoolDevice
+from dralloc.inventory.state import AllocatedState
+
+
+class CounterLedger:
+    """CN-1..CN-5: available counters are computed once per pool *name* from
+    the first pool of that name seen, minus what committed devices consume;
+    tentative consumption is added and checked against every counter."""
+
+    def __init__(self, state: AllocatedState) -> None:
+        self.state = state
+        self.available: dict[str, CounterMap] = {}
+        self.consumed: dict[str, CounterMap] = {}
+        self.source: dict[str, tuple[str, str]] = {}  # pool name -> pool id the cache came from
+
+    def _available(self, pool: Pool) -> CounterMap:
+        got = self.available.get(pool.name)
+        if got is not None:
+            return got
+        avail = {cs: dict(cn) for cs, cn in pool.counter_sets.items()}
+        devices = [d for s in pool.slices for d in s.spec.devices or []] + pool.nontargeting_devices()
+        for d in devices:
+            if not self.state.is_allocated((pool.driver, pool.name, d.name)):
+                continue
+            for cc in d.consumes_counters or []:
+                target = avail.get(cc.counter_set)
+                if target is None:
+                    continue
+                for name, c in (cc.counters or {}).items():
+                    if name in target:
+                        target[name] -= c.value.value
+        self.available[pool.name] = avail
+        self.source[pool.name] = pool.id
+        return avail
+
+    def try_add(self, pd: PoolDevice) -> bool:
+        avail = self._available(pd.pool)
+        consumed = self.consumed.setdefault(pd.pool.name, {})
+        use = pd.consumption()
+        _apply(consumed, use, 1)
+        for cs, counters in avail.items():
+            used = consumed.get(cs, {})
+            for name, value in counters.items():
+                if value < used.get(name, Fraction(0)):
+                    _apply(consumed, use, -1)
+                    return False
+        return True
+
+    def release(self, pd: PoolDevice) -> None:
+        _apply(self.consumed.setdefault(pd.pool.name, {}), pd.consumption(), -1)
+
+
+def _apply(dst: CounterMap, use: CounterMap, sign: int) -> None:
+    for cs, counters in use.items():
+        d = dst.setdefault(cs, {})
+        for name, v in counters.items():
+            d[name] = d.get(name, Fraction(0)) + sign * v
+
+
+def in_use(dev: DeviceID, state: AllocatedState, allocating: dict[DeviceID, set[int]]) -> bool:
+    """DC-2: held by an allocated claim or tentatively by a claim of this call."""
+    return dev in state.devices or bool(allocating.get(dev))

@@ -1,0 +1,51 @@
+"""The answer of an allocation call, in every mode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from dralloc.models import AllocationResult
+
+
+class Status(str, Enum):
+    ALLOCATED = "allocated"          # every claim got devices
+    UNSATISFIABLE = "unsatisfiable"  # cannot allocate on this node (no error)
+    ERROR = "error"                  # a fatal error, as Kubernetes returns one
+
+
+@dataclass
+class Outcome:
+    status: Status
+    mode: str
+    node: str
+    claims: list[str]
+    allocations: list[AllocationResult] | None = None
+    error: str | None = None
+    steps: int = 0                     # allocateOne invocations (replay)
+    reasons: list[str] = field(default_factory=list)
+    defects: list[str] = field(default_factory=list)   # Kubernetes defects that shaped the answer
+    notes: list[str] = field(default_factory=list)
+    solver: dict[str, object] = field(default_factory=dict)  # CP-SAT status, objective, bound, time
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.ALLOCATED
+
+    def __str__(self) -> str:
+        head = f"{self.mode} on node {self.node or '<none>'}: {self.status.value}"
+        lines = [head]
+        if self.error:
+            lines.append(f"  error: {self.error}")
+        if self.allocations is not None:
+            for key, alloc in zip(self.claims, self.allocations, strict=False):
+                devs = alloc.devices.results if alloc.devices and alloc.devices.results else []
+                shown = ", ".join(f"{r.request}={r.driver}/{r.pool}/{r.device}" for r in devs) or "no devices"
+                lines.append(f"  {key}: {shown}")
+        for r in self.reasons:
+            lines.append(f"  why: {r}")
+        for d in self.defects:
+            lines.append(f"  defect: {d}")
+        if self.steps:
+            lines.append(f"  search steps: {self.steps}")
+        return "\n".join(lines)
