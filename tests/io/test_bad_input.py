@@ -1,0 +1,80 @@
+"""Bad input never produces a traceback: each problem is one clear error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dralloc.io import load
+from dralloc.io.loader import MAX_DOCUMENT_BYTES, UnreadableError
+
+SLICE_HEAD = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+
+CASES: list[tuple[str, str, bool, str]] = [
+    # (case, file text, unreadable?, expected text in the message)
+    ("malformed YAML", "kind: [unclosed\n", True, "not valid YAML/JSON"),
+    ("tabs and garbage", "a: b\n\t- c: : :\n", True, "not valid YAML/JSON"),
+    ("top-level list", "- 1\n- 2\n", False, "expected a Kubernetes object (a mapping), got list"),
+    ("scalar document", "42\n", False, "got int"),
+    ("no kind", "apiVersion: v1\nfoo: bar\n", False, "apiVersion and kind must be strings"),
+    ("missing field", SLICE_HEAD + "spec: {pool: {name: p}}\n", False, "spec.driver: Field required"),
+    ("wrong type", SLICE_HEAD + "spec: {driver: d, pool: {name: p, generation: many}}\n", False,
+     "spec.pool.generation: Input should be a valid integer"),
+    ("unknown field", SLICE_HEAD + "spec: {driver: d, pool: {name: p}, devicez: []}\n", False,
+     "spec.devicez: Extra inputs are not permitted"),
+    ("bad quantity", SLICE_HEAD + "spec: {driver: d, pool: {name: p}, devices: [{name: a, capacity: "
+     "{mem: {value: 12XB}}}]}\n", False, "invalid quantity '12XB'"),
+    ("deep nesting", "a: " + "[" * 5000 + "]" * 5000 + "\n", True, "nested too deeply"),
+]
+
+
+@pytest.mark.parametrize(("case", "text", "unreadable", "want"), CASES, ids=[c[0] for c in CASES])
+def test_bad_input_gives_one_clear_error(tmp_path: Path, case: str, text: str, unreadable: bool, want: str) -> None:
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    objs = load([f])
+    assert len(objs.errors) == 1, [str(e) for e in objs.errors]
+    err = objs.errors[0]
+    assert want in str(err)
+    assert str(f) in str(err)
+    assert isinstance(err, UnreadableError) == unreadable
+
+
+def test_huge_file_is_refused_without_parsing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("dralloc.io.loader.MAX_DOCUMENT_BYTES", 1000)
+    f = tmp_path / "huge.yaml"
+    f.write_text("a: " + "x" * 2000 + "\n")
+    objs = load([f])
+    assert [type(e) for e in objs.errors] == [UnreadableError]
+    assert "larger than 1000 bytes" in str(objs.errors[0])
+    assert MAX_DOCUMENT_BYTES >= 1024 * 1024
+
+
+def test_missing_file_and_binary_file(tmp_path: Path) -> None:
+    b = tmp_path / "bin.yaml"
+    b.write_bytes(b"\xff\xfe\x00garbage")
+    objs = load([tmp_path / "absent.yaml", b])
+    assert len(objs.errors) == 2 and all(isinstance(e, UnreadableError) for e in objs.errors)
+    assert "cannot read" in str(objs.errors[0])
+
+
+def test_unsupported_kinds_are_skipped_by_name(tmp_path: Path) -> None:
+    f = tmp_path / "mixed.yaml"
+    f.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n"
+                 "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: y}\n")
+    objs = load([f], skip_unknown=True)
+    assert not objs.errors
+    assert objs.skipped == [f"{f}#0: Namespace (v1) is not a kind dralloc reads; skipped",
+                            f"{f}#1: ResourceClaim (resource.k8s.io/v1alpha2) is not a kind dralloc reads; skipped"]
+    strict = load([f])
+    assert "unsupported kind Namespace in v1" in str(strict.errors[0])
+
+
+def test_problems_in_one_document_do_not_hide_the_others(tmp_path: Path) -> None:
+    f = tmp_path / "two.yaml"
+    f.write_text(SLICE_HEAD + "spec: {}\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+                 "metadata: {name: ok}\n")
+    objs = load([f])
+    assert len(objs.errors) == 1 and [c.name for c in objs.classes] == ["ok"]
+    assert f"{f}#0" in str(objs.errors[0])
