@@ -6,12 +6,12 @@ verdict, cached by the projection of the device fields the expression reads."""
 
 from dralloc.cel.device import DeviceView
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
+from dralloc.cel.library import COST_LIMIT
 from dralloc.cel.selector import (
     MAX_EXPRESSION_LENGTH,
     CompiledSelector,
     compile_selector,
 )
-from dralloc.cel.library import COST_LIMIT
 
 __all__ = [
     "COST_LIMIT", "CELCompileError", "CELError", "CELRuntimeError", "CompiledSelector",

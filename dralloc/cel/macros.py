@@ -136,8 +136,8 @@ class _Comprehension:
         return out
 
     def _sort_by(self, env: Env) -> list[Any]:
-        keyed = [(self.bodies[0](env), val) for _, val in self._iter(env)]
-        keyed.sort(key=cmp_to_key(lambda x, y: cel_cmp("sortBy", x[0], y[0])))
+        keyed: list[tuple[Any, Any]] = [(self.bodies[0](env), val) for _, val in self._iter(env)]
+        keyed.sort(key=cmp_to_key(_cmp_keys))
         return [v for _, v in keyed]
 
 
@@ -145,3 +145,7 @@ def _bool(fn: str, v: Any) -> bool:
     if not isinstance(v, bool):
         raise no_overload(fn, v)
     return v
+
+
+def _cmp_keys(x: tuple[Any, Any], y: tuple[Any, Any]) -> int:
+    return cel_cmp("sortBy", x[0], y[0])

@@ -233,6 +233,7 @@ class _Builder:
 
     def _literal(self, t: lark.Tree) -> Node:
         tok = t.children[0]
+        assert isinstance(tok, lark.Token)
         return Lit(*_pos(tok), _literal_value(tok))
 
 
