@@ -73,6 +73,8 @@ _OPS = {
     "multiplication_mul": "_*_", "multiplication_div": "_/_", "multiplication_mod": "_%_",
 }
 
+_PASS = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition",
+                   "multiplication", "unary", "member", "primary", "paren_expr"})
 _PARSER: lark.Lark | None = None
 
 
@@ -121,7 +123,10 @@ def parse(text: str) -> Node:
         raise CELCompileError(f"ERROR: <input>:1:1: Syntax error: {e}") from None
     except RecursionError:
         raise CELCompileError("ERROR: <input>:1:1: expression nested too deeply") from None
-    return _Builder().build(tree)
+    try:
+        return _Builder().build(tree)
+    except RecursionError:
+        raise CELCompileError("ERROR: <input>:1:1: expression nested too deeply") from None
 
 
 def _pos(t: Any) -> tuple[int, int]:
@@ -133,8 +138,9 @@ def _pos(t: Any) -> tuple[int, int]:
 
 class _Builder:
     def build(self, t: Any) -> Node:
-        data = t.data
-        return getattr(self, "_" + data)(t)  # type: ignore[no-any-return]
+        while t.data in _PASS and len(t.children) == 1:
+            t = t.children[0]
+        return getattr(self, "_" + t.data)(t)  # type: ignore[no-any-return]
 
     def _chain(self, t: lark.Tree, op: str) -> Node:
         if len(t.children) == 1:
