@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from dralloc.cel import DeviceView, compile_selector
 from dralloc.models import DeviceAttribute
 from dralloc.quantity import Quantity
