@@ -122,9 +122,13 @@ def attr_key(a: DeviceAttribute | None) -> Any:
 
 
 def _scan(attrs: Mapping[str, DeviceAttribute]) -> str:
+    cache = _semver_cache
     for name, a in attrs.items():
-        if a.version is None and a.versions is None and (
-                a.string is not None or a.int_ is not None or a.bool_ is not None):
+        if a.version is None and a.versions is None:
+            if a.string is not None or a.int_ is not None or a.bool_ is not None:
+                continue
+        elif a.versions is None and a.ints is None and a.bools is None and a.strings is None \
+                and type(cache.get(a.version)) is Semver:  # noqa: E721
             continue
         try:
             convert(name, a)

@@ -109,9 +109,14 @@ def _getter(path: Path) -> KeyFn:
 
     def cap(v: DeviceView) -> Any:
         q = v.capacity.get(qualified)
-        if q is None and v.driver == dom:
+        if q is None:
+            if v.driver != dom:
+                return None
             q = v.capacity.get(ident)
-        return q
+            if q is None:
+                return None
+        f = q.value
+        return f.numerator, f.denominator
     return cap
 
 
@@ -125,6 +130,9 @@ def projection(paths: set[Path]) -> KeyFn:
     if len(getters) == 2:
         g0, g1 = getters
         return lambda v: (g0(v), g1(v))
+    if len(getters) == 3:
+        h0, h1, h2 = getters
+        return lambda v: (h0(v), h1(v), h2(v))
     return lambda v: tuple(g(v) for g in getters)
 
 
