@@ -1,0 +1,136 @@
+"""Reading the formats the DRA design went through before resource.k8s.io/v1,
+and translating them to plain v1 objects that :func:`dralloc.solver.allocate`
+takes unchanged:
+
+* ``composite``: the first KEP-4815 draft (composite devices, device mixins,
+  ``consumesCapacityFrom``), as ResourceSlices of any API version or as the
+  KEP's bare spec fragments (top-level ``deviceMixins``/``devices``);
+* ``k8srm``: the wg-device-management k8srm prototype (``devmgmtproto.k8s.io``
+  DevicePool, DeviceClass, DeviceClaim, and Pods with ``deviceClaims``);
+* ``v1``: anything else the loader reads (older resource.k8s.io versions too).
+
+Allocation on translated composite devices needs the DRAPartitionableDevices
+feature; see docs/formats.md for every translation rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from dralloc.errors import InputError
+from dralloc.formats.common import Translation
+from dralloc.formats.composite import set_slice_counts, translate_slice
+from dralloc.formats.composite_parse import (
+    MissingReference,
+    cross_slice_hint,
+    defined_names,
+    is_composite_slice,
+    is_fragment,
+    parse_composite,
+)
+from dralloc.formats.k8srm import is_prototype_pod, translate_prototype
+from dralloc.formats.k8srm_pools import is_prototype
+from dralloc.io.loader import ObjectSet, RawDocument, iter_files, parse_object, read_documents
+from dralloc.models import TypedObject
+
+__all__ = ["DEFAULT_DRIVER", "DEFAULT_NODE", "FEATURES", "Translation", "convert_documents",
+           "detect_format", "load_any", "translate"]
+
+DEFAULT_DRIVER = "gpu.nvidia.com"  # every KEP-4815 fragment describes NVIDIA GPUs
+DEFAULT_NODE = "node-1"
+FEATURES = ("DRAPartitionableDevices", "DRAPrioritizedList", "DRAAdminAccess", "DRAConsumableCapacity")
+
+
+def detect_format(doc: Any) -> str:
+    """``composite``, ``k8srm`` or ``v1`` (everything else, left to the loader)."""
+    if is_composite_slice(doc) or is_fragment(doc):
+        return "composite"
+    if is_prototype(doc) or is_prototype_pod(doc):
+        return "k8srm"
+    return "v1"
+
+
+def _raw(docs: Iterable[RawDocument | Any]) -> list[RawDocument]:
+    out = []
+    for i, d in enumerate(docs):
+        out.append(d if isinstance(d, RawDocument) else RawDocument(f"document {i}", i, d))
+    return out
+
+
+def _composite(docs: list[RawDocument], driver: str, pool: str | None, node: str,
+               tr: Translation) -> list[tuple[str, dict[str, Any]]]:
+    known = [(d.where, defined_names(d.data)) for d in docs]
+    out: list[tuple[str, dict[str, Any]]] = []
+    declared: dict[tuple[str, str], tuple[int, int]] = {}
+    fragments = 0
+    for d in docs:
+        defaults = {"driver": driver, "node": node, "pool": pool or node}
+        if is_fragment(d.data):
+            fragments += 1
+            if fragments > 1:
+                defaults["pool"] = f"{defaults['pool']}-{fragments}"
+        try:
+            s = parse_composite(d.data, d.where, defaults)
+        except MissingReference as e:
+            raise cross_slice_hint(e, [(w, n) for w, n in known if w != d.where]) from None
+        count, read = declared.get((s.driver, s.pool), (s.slice_count, 0))
+        declared[(s.driver, s.pool)] = (count, read + 1)
+        out.extend((d.where, x) for x in translate_slice(s, tr))
+    set_slice_counts([x for _, x in out], declared)
+    return out
+
+
+def translate(docs: Iterable[RawDocument | Any], driver: str = DEFAULT_DRIVER, pool: str | None = None,
+              node: str = DEFAULT_NODE, skip_unknown: bool = True) -> Translation:
+    """Translate every document to v1 objects, with notes on what changed.
+
+    ``driver``, ``pool`` (default: the node name) and ``node`` apply to bare
+    KEP fragments, which carry none of them. Raises :class:`InputError` on
+    the first document that cannot be translated."""
+    raw = _raw(docs)
+    tr = Translation()
+    produced: list[tuple[str, dict[str, Any]]] = []
+    produced += _composite([d for d in raw if detect_format(d.data) == "composite"], driver, pool, node, tr)
+    for d in raw:
+        if detect_format(d.data) != "v1":
+            continue
+        obj = parse_object(d.data, d.where, skip_unknown)
+        if obj is not None:
+            tr.objects.append(obj)
+    for where, doc in produced:
+        obj = parse_object(doc, where)
+        if obj is not None:
+            tr.objects.append(obj)
+    proto = [d for d in raw if detect_format(d.data) == "k8srm"]
+    if proto:
+        tr.extend(translate_prototype(proto))
+    return tr
+
+
+def convert_documents(raw_docs: Iterable[RawDocument | Any], driver: str = DEFAULT_DRIVER,
+                      pool: str | None = None, node: str = DEFAULT_NODE) -> list[TypedObject]:
+    """The v1 objects for ``raw_docs`` (parsed YAML documents or the loader's
+    :class:`RawDocument` s) in any format dralloc reads."""
+    return translate(raw_docs, driver=driver, pool=pool, node=node).objects
+
+
+def load_any(paths: Iterable[str | Path], driver: str = DEFAULT_DRIVER, pool: str | None = None,
+             node: str = DEFAULT_NODE) -> tuple[ObjectSet, Translation]:
+    """Like :func:`dralloc.io.load`, but the files may hold pre-v1 formats
+    too; all files are translated together (a prototype pod may name a claim
+    from another file). Problems are collected in ``ObjectSet.errors``."""
+    objs = ObjectSet()
+    raw: list[RawDocument] = []
+    for path in iter_files(paths):
+        docs, errors = read_documents(path)
+        objs.errors.extend(errors)
+        raw.extend(docs)
+    try:
+        tr = translate(raw, driver=driver, pool=pool, node=node)
+    except InputError as e:
+        objs.errors.append(e)
+        return objs, Translation()
+    for obj in tr.objects:
+        objs.add(obj)
+    return objs, tr
