@@ -128,7 +128,7 @@ def _scan(attrs: Mapping[str, DeviceAttribute]) -> str:
             if a.string is not None or a.int_ is not None or a.bool_ is not None:
                 continue
         elif a.versions is None and a.ints is None and a.bools is None and a.strings is None \
-                and type(cache.get(a.version)) is Semver:  # noqa: E721
+                and type(cache.get(a.version or "")) is Semver:  # noqa: E721
             continue
         try:
             convert(name, a)
