@@ -12,6 +12,7 @@ class Status(str, Enum):
     ALLOCATED = "allocated"          # every claim got devices
     UNSATISFIABLE = "unsatisfiable"  # cannot allocate on this node (no error)
     ERROR = "error"                  # a fatal error, as Kubernetes returns one
+    PARTIAL = "partial"              # optimal mode with optional claims: some allocated
 
 
 @dataclass

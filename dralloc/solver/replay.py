@@ -11,13 +11,22 @@ from fractions import Fraction
 
 from dralloc.errors import AllocationError
 from dralloc.features import Variant
-from dralloc.inventory.capacity import UnknownCapacity, consumed_from_request, request_over_capacity_ok
+from dralloc.inventory.capacity import (
+    UnknownCapacity,
+    consumed_from_request,
+    request_over_capacity_ok,
+)
 from dralloc.inventory.pools import DeviceID, PoolDevice
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
 from dralloc.inventory.taints import untolerated_taint
 from dralloc.quantity import Quantity
-from dralloc.solver.constraints import Constraint, DistinctAttribute, MatchAttribute, build_constraints
+from dralloc.solver.constraints import (
+    Constraint,
+    DistinctAttribute,
+    MatchAttribute,
+    build_constraints,
+)
 from dralloc.solver.ledger import CounterLedger, in_use
 
 OK, FAIL, MAX = "ok", "fail", "max"

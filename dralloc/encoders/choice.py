@@ -1,0 +1,103 @@
+"""Choice variables: which alternative each request uses and which devices it
+takes. ExactCount is an unordered set (a sum, no permutation symmetry), All
+takes its whole fixed list, firstAvailable picks one alternative, and a claim
+holds at most 32 results."""
+
+from __future__ import annotations
+
+from dralloc.encoders.model import Encoding, Option
+from dralloc.errors import AllocationError
+from dralloc.features import Variant
+from dralloc.inventory.capacity import UnknownCapacity, request_over_capacity_ok
+from dralloc.inventory.pools import PoolDevice
+from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
+from dralloc.inventory.taints import untolerated_taint
+
+
+class NeedsReplay(Exception):
+    """The answer depends on the order Kubernetes evaluates things in (a
+    selector error on some device): only the replay can say what it is."""
+
+
+def static_reason(enc: Encoding, spec: RequestSpec, pd: PoolDevice) -> str | None:
+    """Why ``pd`` can never serve ``spec`` in this call (None: it may)."""
+    p = enc.problem
+    dev = pd.device
+    if not spec.admin and pd.id in p.state.devices:
+        return "in use"
+    try:
+        if not p.selectable(pd, spec):
+            return "not selected"
+    except AllocationError as e:
+        raise NeedsReplay(str(e)) from None
+    if not p.features.partitionable_devices and dev.consumes_counters:
+        return "consumes counters"
+    if p.features.device_taints and untolerated_taint(dev.taints, spec.tolerations) is not None:
+        return "taint"
+    if p.features.consumable_capacity and p.variant is not Variant.STABLE:
+        try:
+            if not request_over_capacity_ok(spec.capacity, dev.capacity, p.state.aggregated.get(pd.id), None):
+                return "capacity"
+        except UnknownCapacity:
+            return "capacity"
+    return None
+
+
+def _candidates(enc: Encoding, spec: RequestSpec) -> tuple[list[PoolDevice], dict[str, int]]:
+    p = enc.problem
+    excluded: dict[str, int] = {}
+    if spec.is_all:
+        pool_devices = list(spec.all_devices or [])
+    else:
+        pool_devices = [pd for pool in p.pools if pool.usable for pd in pool.devices]
+    out = []
+    for pd in pool_devices:
+        why = static_reason(enc, spec, pd)
+        if why is None:
+            out.append(pd)
+        else:
+            excluded[why] = excluded.get(why, 0) + 1
+    return out, excluded
+
+
+def add_choices(enc: Encoding) -> None:
+    m = enc.model
+    for plan in enc.problem.plans:
+        c = plan.index
+        sat = m.NewBoolVar(f"sat[{plan.key}]")
+        if not enc.optional_claims:
+            m.Add(sat == 1)
+        enc.sat.append(sat)
+        sizes = []
+        for r, slot in enumerate(plan.slots):
+            opts = []
+            for s, spec in enumerate(slot.options):
+                var = m.NewBoolVar(f"opt[{plan.key}|{spec.name}]")
+                opt = Option((c, r, s), spec, var)
+                enc.options[opt.key] = opt
+                opts.append(var)
+                _add_option(enc, opt, plan.key)
+                sizes.append((spec.num_devices, var))
+            m.Add(sum(opts) == sat).OnlyEnforceIf(enc.guard(f"request {plan.key}/{slot.name}"))
+            if enc.use_assumptions:
+                m.Add(sum(opts) <= 1)
+        m.Add(sum(n * v for n, v in sizes) <= MAX_RESULTS)
+
+
+def _add_option(enc: Encoding, opt: Option, claim_key: str) -> None:
+    m = enc.model
+    spec = opt.spec
+    if spec.num_devices > MAX_RESULTS or (spec.is_all and not spec.all_devices):
+        m.Add(opt.var == 0)
+        return
+    cands, opt.excluded = _candidates(enc, spec)
+    for pd in cands:
+        opt.devices.append((pd, m.NewBoolVar(f"x[{claim_key}|{spec.name}|{pd.label}]")))
+    xs = [v for _, v in opt.devices]
+    if spec.is_all:
+        if len(cands) < spec.num_devices:  # some listed device can never be taken
+            m.Add(opt.var == 0)
+        for v in xs:
+            m.Add(v == opt.var)
+        return
+    m.Add(sum(xs) == spec.num_devices * opt.var)

@@ -1,0 +1,70 @@
+"""Shared counters (partitionable devices): for every counter of every counter
+set, what the chosen devices consume plus what allocated devices already
+consume stays within the counter's value. A device that allows multiple
+allocations consumes its counters once, when its first share is taken."""
+
+from __future__ import annotations
+
+from math import gcd
+
+from ortools.sat.python import cp_model
+
+from dralloc.encoders.model import Encoding
+from dralloc.features import Variant
+from dralloc.inventory.pools import CounterMap, Pool
+
+
+def available_counters(pool: Pool, enc: Encoding) -> CounterMap:
+    """Counter values minus what committed devices of the pool consume."""
+    state = enc.problem.state
+    avail = {cs: dict(cn) for cs, cn in pool.counter_sets.items()}
+    for d in [d for s in pool.slices for d in s.spec.devices or []] + pool.nontargeting_devices():
+        if not state.is_allocated((pool.driver, pool.name, d.name)):
+            continue
+        for cc in d.consumes_counters or []:
+            tgt = avail.get(cc.counter_set)
+            if tgt is None:
+                continue
+            for name, c in (cc.counters or {}).items():
+                if name in tgt:
+                    tgt[name] -= c.value.value
+    return avail
+
+
+def add_counters(enc: Encoding) -> None:
+    p = enc.problem
+    if not p.features.partitionable_devices:
+        return
+    m = enc.model
+    multi_ok = p.features.consumable_capacity and p.variant is not Variant.STABLE
+    # (pool id) -> list of (consumption, literal)
+    per_pool: dict[tuple[str, str], list[tuple[CounterMap, cp_model.IntVar]]] = {}
+    pools: dict[tuple[str, str], Pool] = {}
+    for pd, uses in enc.uses_of_device().values():
+        if not pd.device.consumes_counters:
+            continue
+        pools[pd.pool.id] = pd.pool
+        use = pd.consumption()
+        if multi_ok and pd.device.allow_multiple_allocations:
+            if pd.id in p.state.aggregated:
+                continue  # its counters were consumed by the first, committed share
+            any_use = m.NewBoolVar(f"shared-used[{pd.label}]")
+            m.AddMaxEquality(any_use, [v for _, v in uses])
+            per_pool.setdefault(pd.pool.id, []).append((use, any_use))
+        else:
+            per_pool.setdefault(pd.pool.id, []).extend((use, v) for _, v in uses)
+    for pid, items in per_pool.items():
+        pool = pools[pid]
+        avail = available_counters(pool, enc)
+        for cs, counters in avail.items():
+            for name, value in counters.items():
+                terms = [(u[cs][name], v) for u, v in items if cs in u and name in u[cs] and u[cs][name]]
+                if not terms:
+                    continue
+                denom = value.denominator
+                for a, _ in terms:
+                    denom = denom * a.denominator // gcd(denom, a.denominator)
+                guard = enc.guard(f"counter {pool.driver}/{pool.name}/{cs}/{name}")
+                bound = value * denom
+                m.Add(sum(int(a * denom) * v for a, v in terms) <= int(bound) if bound >= 0
+                      else sum(v for _, v in terms) <= 0).OnlyEnforceIf(guard)

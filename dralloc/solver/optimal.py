@@ -1,0 +1,138 @@
+"""Optimal mode: the encoding with a named objective, solved lexicographically
+when several are given (``claims,best-fit``). First-fit's answer is the
+complete hint and the floor: optimal is never worse than first-fit.
+
+Objectives
+* ``claims``        — maximise satisfied claims, weighted by priority
+                      (annotation ``dralloc.io/priority``, default 1);
+* ``devices``       — minimise the number of devices taken;
+* ``best-fit``      — minimise what the chosen devices consume: counters and
+                      capacities, each as a share of its pool's total, so the
+                      smallest adequate device wins (KEP-4970's "best fit");
+* ``fragmentation`` — minimise the counter sets (e.g. physical GPUs) touched,
+                      keeping whole devices and their largest partitions free.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from fractions import Fraction
+
+from ortools.sat.python import cp_model
+
+from dralloc.encoders.model import Encoding
+from dralloc.errors import InputError
+from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
+from dralloc.solver.outcome import Outcome, Status
+
+OBJECTIVES = ("claims", "devices", "best-fit", "fragmentation")
+SCALE = 1000
+
+
+def _priority(enc: Encoding, c: int) -> int:
+    ann = enc.problem.plans[c].claim.metadata.annotations or {}
+    try:
+        return max(1, int(ann.get("dralloc.io/priority", "1")))
+    except ValueError:
+        raise InputError(f"claim {enc.problem.plans[c].key}: annotation dralloc.io/priority must be an integer") from None
+
+
+def _terms(enc: Encoding, name: str) -> tuple[list[tuple[int, cp_model.IntVar]], bool]:
+    """(weight, literal) terms and whether to maximise."""
+    if name == "claims":
+        return [(_priority(enc, c), v) for c, v in enumerate(enc.sat)], True
+    uses = enc.uses_of_device()
+    if name == "devices":
+        out = []
+        for pd, us in uses.values():
+            y = enc.model.NewBoolVar(f"used[{pd.label}]")
+            enc.model.AddMaxEquality(y, [v for _, v in us])
+            out.append((1, y))
+        return out, False
+    if name == "best-fit":
+        return _best_fit(enc), False
+    if name == "fragmentation":
+        touched: dict[tuple[str, str, str], list[cp_model.IntVar]] = {}
+        for pd, us in uses.values():
+            for cc in pd.device.consumes_counters or []:
+                touched.setdefault((pd.pool.driver, pd.pool.name, cc.counter_set), []).extend(v for _, v in us)
+            if not pd.device.consumes_counters:
+                touched.setdefault(pd.id, []).extend(v for _, v in us)
+        out = []
+        for key, vs in touched.items():
+            t = enc.model.NewBoolVar(f"touched[{'/'.join(key)}]")
+            enc.model.AddMaxEquality(t, vs)
+            out.append((1, t))
+        return out, False
+    raise InputError(f"unknown objective {name!r}; choose from {', '.join(OBJECTIVES)} (comma-separated for a lexicographic order)")
+
+
+def _best_fit(enc: Encoding) -> list[tuple[int, cp_model.IntVar]]:
+    uses = enc.uses_of_device()
+    totals: dict[tuple[str, str], Fraction] = {}
+    for pd, _ in uses.values():
+        for cs, cn in pd.pool.counter_sets.items():
+            for n, v in cn.items():
+                totals[(cs, n)] = max(totals.get((cs, n), Fraction(0)), v)
+        for n, cap in (pd.device.capacity or {}).items():
+            totals[("capacity", n)] = max(totals.get(("capacity", n), Fraction(0)), cap.value.value)
+    out = []
+    for pd, us in uses.values():
+        w = Fraction(0)
+        for cs, cn in pd.consumption().items():
+            for n, v in cn.items():
+                if totals.get((cs, n)):
+                    w += v / totals[(cs, n)]
+        for n, cap in (pd.device.capacity or {}).items():
+            if totals.get(("capacity", n)):
+                w += cap.value.value / totals[("capacity", n)]
+        out.extend((int(w * SCALE) + 1, v) for _, v in us)
+    return out
+
+
+def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: float | None,
+             share_ids: Callable[[], str]) -> Outcome:
+    names = [n.strip() for n in (objective or "claims,best-fit").split(",") if n.strip()]
+    t0 = time.perf_counter()
+    # first-fit floor and hint (claims optional: first-fit takes what it can in order)
+    ff_solver, ff_status = first_fit_solve(enc, time_limit)
+    hint = None
+    if ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        hint = {v.Index(): ff_solver.Value(v) for v in _all_vars(enc)}
+    enc.model.ClearHints()
+    enc.model.proto.search_strategy.clear()
+    report: list[dict[str, object]] = []
+    solver: cp_model.CpSolver | None = None
+    status = cp_model.UNKNOWN
+    for name in names:
+        terms, maximize = _terms(enc, name)
+        expr = sum(w * v for w, v in terms)
+        (enc.model.Maximize if maximize else enc.model.Minimize)(expr)
+        if hint:
+            for v in _all_vars(enc):
+                if v.Index() in hint:
+                    enc.model.AddHint(v, hint[v.Index()])
+        solver = _params(False, time_limit)
+        status = solver.Solve(enc.model)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            break
+        val = int(solver.ObjectiveValue())
+        report.append({"objective": name, "value": val, "bound": int(solver.BestObjectiveBound()),
+                       "status": solver.StatusName(status)})
+        enc.model.Add(expr == val) if status == cp_model.OPTIMAL else None
+        hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
+        enc.model.ClearHints()
+    out.solver = {"objectives": report, "wall_time_s": round(time.perf_counter() - t0, 6)}
+    if solver is not None and status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        fill(out, enc, *decode(enc, solver, share_ids))
+    elif ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        fill(out, enc, *decode(enc, ff_solver, share_ids))
+        out.notes.append("optimal search gave no answer in time: first-fit's answer returned")
+    else:
+        out.status = Status.UNSATISFIABLE
+    return out
+
+
+def _all_vars(enc: Encoding) -> list[cp_model.IntVar]:
+    return [enc.model.GetBoolVarFromProtoIndex(i) for i in range(len(enc.model.proto.variables))]
