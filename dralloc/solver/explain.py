@@ -1,0 +1,92 @@
+"""Why can these claims not be allocated? A minimised core of assumption
+literals — one per request, device, counter and constraint — found by CP-SAT
+and shrunk by deletion, rendered in words with the inventory's candidate
+counts (the approach of CPMpy's MUS tools and OR-Tools' assumptions sample)."""
+
+from __future__ import annotations
+
+from ortools.sat.python import cp_model
+
+from dralloc.encoders.choice import NeedsReplay
+from dralloc.encoders.model import Encoding, encode
+from dralloc.inventory.problem import Problem
+from dralloc.solver.explain_counts import candidate_report
+
+
+def _feasible(enc: Encoding, active: list[str], time_limit: float) -> tuple[bool, list[str]]:
+    m = enc.model
+    m.ClearAssumptions()
+    m.AddAssumptions([enc.assumptions[a] for a in active])
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_time_in_seconds = time_limit
+    status = solver.Solve(m)
+    if status == cp_model.INFEASIBLE:
+        idx = set(solver.SufficientAssumptionsForInfeasibility())
+        core = [a for a in active if enc.assumptions[a].Index() in idx]
+        return False, core or active
+    return True, []
+
+
+def minimal_core(problem: Problem, time_limit: float = 10.0) -> list[str] | None:
+    """Labels of a minimal set of requirements that cannot hold together, or
+    None when the claims can be allocated (or the model cannot be built)."""
+    try:
+        enc = encode(problem, use_assumptions=True)
+    except NeedsReplay:
+        return None
+    labels = sorted(enc.assumptions)
+    ok, core = _feasible(enc, labels, time_limit)
+    if ok:
+        return None
+    i = 0
+    while i < len(core):  # deletion-based shrinking
+        trial = core[:i] + core[i + 1:]
+        ok2, sub = _feasible(enc, trial, time_limit)
+        if ok2:
+            i += 1
+        else:
+            core = [c for c in trial if c in sub] if sub else trial
+    return core
+
+
+def _holders(problem: Problem, label: str) -> str:
+    """Who already holds devices of the counter set / device named by ``label``."""
+    parts = label.split(" ", 1)[1].split("/")
+    driver, pool = parts[0], parts[1]
+    held = sorted(f"{d}/{p}/{n}" for (d, p, n) in problem.state.devices if d == driver and p == pool)
+    return f"; allocated devices in that pool: {', '.join(held)}" if held else ""
+
+
+def render(problem: Problem, core: list[str]) -> list[str]:
+    out = []
+    for label in core:
+        kind = label.split(" ", 1)[0]
+        if kind == "request":
+            out.append(f"{label} must be served")
+        elif kind == "counter":
+            out.append(f"{label} has too little left for the devices these requests can use{_holders(problem, label)}")
+        elif kind == "device":
+            out.append(f"{label} can be held by only one of the requests that want it")
+        elif kind == "constraint":
+            plan_key, idx = label.split(" ", 1)[1].rsplit("#", 1)
+            plan = next(p for p in problem.plans if p.key == plan_key)
+            c = plan.constraints[int(idx)]
+            what = f"matchAttribute {c.match_attribute}" if c.match_attribute else f"distinctAttribute {c.distinct_attribute}"
+            out.append(f"claim {plan_key} constraint #{idx} ({what}) over requests {c.requests or 'all'}")
+        else:
+            out.append(label)
+    return out
+
+
+def explain(problem: Problem, time_limit: float = 10.0) -> list[str]:
+    """The explanation in words: the conflicting requirements, then the
+    per-request candidate counts."""
+    core = minimal_core(problem, time_limit)
+    lines = []
+    if core:
+        lines.append("these requirements cannot all hold on node "
+                     f"{problem.node.name or '<none>'} (a minimal conflicting set):")
+        lines.extend(f"  - {s}" for s in render(problem, core))
+    lines.extend(candidate_report(problem))
+    return lines
