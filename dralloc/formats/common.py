@@ -28,11 +28,13 @@ class Translation:
     objects: list[TypedObject] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     explanations: dict[str, str] = field(default_factory=dict)  # object ref -> why not translated
+    cannot_allocate: dict[str, str] = field(default_factory=dict)  # claim ref -> why no pool can satisfy it
 
     def extend(self, other: Translation) -> None:
         self.objects.extend(other.objects)
         self.notes.extend(other.notes)
         self.explanations.update(other.explanations)
+        self.cannot_allocate.update(other.cannot_allocate)
 
 
 def dns_label(name: str) -> str:

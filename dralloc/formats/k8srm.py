@@ -26,7 +26,7 @@ from dralloc.formats.common import Translation, as_list, as_mapping, dns_label
 from dralloc.formats.k8srm_claims import NotTranslatable, translate_cel, translate_claim_spec
 from dralloc.formats.k8srm_pools import translate_pool, v1_driver
 from dralloc.io.loader import RawDocument, parse_object
-from dralloc.models import Pod, ResourceClaim, ResourceClaimTemplate
+from dralloc.models import Pod, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 V1 = "resource.k8s.io/v1"
 
@@ -201,7 +201,43 @@ def translate_prototype(docs: list[RawDocument]) -> Translation:
         obj = parse_object(doc, where)
         if obj is not None:
             tr.objects.append(obj)
+    _explain_constraints(tr)
     return tr
+
+
+def _values(tr: Translation) -> dict[str, set[str]]:
+    """Attribute name -> every value some translated device has for it."""
+    out: dict[str, set[str]] = {}
+    for s in (o for o in tr.objects if isinstance(o, ResourceSlice)):
+        for d in s.spec.devices or []:
+            for k, v in (d.attributes or {}).items():
+                out.setdefault(k, set()).add(repr(v.dump()))
+    return out
+
+
+def _explain_constraints(tr: Translation) -> None:
+    """Explain up front what no allocation can satisfy on the translated
+    pools: an attribute to match or keep distinct that no device has, or
+    fewer distinct values than devices requested."""
+    values = _values(tr)
+    if not values:
+        return
+    for o in tr.objects:
+        spec = o.spec if isinstance(o, ResourceClaim) else o.spec.spec if isinstance(o, ResourceClaimTemplate) else None
+        if spec is None:
+            continue
+        counts = {r.name: (r.exactly.count or 1) if r.exactly else 1 for r in spec.devices.requests or []}
+        for c in spec.devices.constraints or []:
+            attr = c.match_attribute or c.distinct_attribute or ""
+            short = attr.rpartition("/")[2]
+            if attr not in values:
+                tr.cannot_allocate[o.ref] = (f"{'matchAttributes' if c.match_attribute else 'distinctAttributes'} "
+                                          f"{short}: no device in the given pools has this attribute")
+                continue
+            want = sum(counts.get(r.partition("/")[0], 1) for r in c.requests or counts)
+            if c.distinct_attribute and len(values[attr]) < want:
+                tr.cannot_allocate[o.ref] = (f"distinctAttributes {short}: {want} devices need distinct values, "
+                                          f"the given pools have only {len(values[attr])}")
 
 
 def pod_claims(pod: Pod, templates: list[ResourceClaimTemplate], claims: list[ResourceClaim]) -> list[ResourceClaim]:

@@ -79,8 +79,9 @@ class _Claim:
                 raise self.refuse(f"{path}.requests.{name}", f"a request for {name} summed over {count} "
                                   "devices has no v1 equivalent (v1 selects devices one by one)")
             q = quantity(v, self.where, self.obj, f"{path}.requests.{name}")
-            selectors.append(f'device.capacity["{DOMAIN}"].{c_identifier(name)}'
-                             f'.compareTo(quantity("{q.canonical()}")) >= 0')
+            cap = c_identifier(name)
+            selectors.append(f'"{DOMAIN}" in device.capacity && "{cap}" in device.capacity["{DOMAIN}"] && '
+                             f'device.capacity["{DOMAIN}"]["{cap}"].compareTo(quantity("{q.canonical()}")) >= 0')
         if selectors:
             out["selectors"] = [{"cel": {"expression": e}} for e in selectors]
         if count != 1:
