@@ -81,6 +81,11 @@ class ClusterState:
                         return n
                 except NodeSelectorError:
                     break
+        for r in (alloc.devices.results or []) if alloc and alloc.devices else []:
+            for s in self.objects.slices:
+                if s.spec.driver == r.driver and s.spec.pool.name == r.pool and s.spec.node_name \
+                        and any(d.name == r.device for d in s.spec.devices or []):
+                    return self.node(s.spec.node_name)
         return Node(metadata=ObjectMeta(name=""))
 
     def pending_pods(self) -> list[Pod]:
