@@ -158,10 +158,15 @@ def _graph(s: CompositeSlice) -> None:
     except nx.NetworkXNoCycle:
         s.graph = g
         return
-    chain = " -> ".join([e[1] for e in cycle] + [cycle[0][1]])
-    first = next(d for d in s.devices if d.name == cycle[0][1])
-    raise InputError(f"consumesCapacityFrom forms a cycle: {chain} (each chain must end at a device "
-                     "without a source)", source=s.where, obj=s.obj, field=f"{first.path}.consumesCapacityFrom")
+    members = {e[0] for e in cycle}
+    first = next(d for d in s.devices if d.name in members)
+    chain, cur = [first.name], first
+    while cur.source is not None and cur.source != first.name:
+        cur = s.by_name[cur.source]
+        chain.append(cur.name)
+    raise InputError(f"consumesCapacityFrom forms a cycle: {' -> '.join([*chain, first.name])} (each arrow: "
+                     "consumes capacity from; every chain must end at a device without a source)",
+                     source=s.where, obj=s.obj, field=f"{first.path}.consumesCapacityFrom")
 
 
 def _header(doc: dict[str, Any], where: str, defaults: dict[str, str]) -> CompositeSlice:
