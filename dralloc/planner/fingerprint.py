@@ -7,6 +7,7 @@ attributes no selector reads (serial numbers, UUIDs) are left out."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from fractions import Fraction
 
 from dralloc.cel import CELCompileError, compile_selector
 from dralloc.models import Device, DeviceClass, Node, ResourceClaim, ResourceSlice
@@ -40,6 +41,11 @@ def read_attributes(classes: Iterable[DeviceClass], claims: Iterable[ResourceCla
     return out
 
 
+def _n(v: Fraction) -> Hashable:
+    """Integers hash fast; Fractions do not."""
+    return v.numerator if v.denominator == 1 else (v.numerator, v.denominator)
+
+
 def _device_key(d: Device, read: set[str] | None) -> Hashable:
     attrs = d.attributes or {}
     caps = d.capacity or {}
@@ -49,7 +55,7 @@ def _device_key(d: Device, read: set[str] | None) -> Hashable:
     else:
         a = tuple(sorted((k, v.model_dump_json()) for k, v in attrs.items() if k in read))
         c = tuple(sorted((k, v.model_dump_json()) for k, v in caps.items() if k in read))
-    cons = tuple((cc.counter_set, tuple(sorted((k, str(v.value)) for k, v in (cc.counters or {}).items())))
+    cons = tuple((cc.counter_set, tuple(sorted((k, _n(v.value.value)) for k, v in (cc.counters or {}).items())))
                  for cc in d.consumes_counters or [])
     extra = (d.taints, d.binding_conditions, d.binds_to_node, d.allow_multiple_allocations,
              d.node_name, d.all_nodes, d.node_selector)
@@ -58,7 +64,7 @@ def _device_key(d: Device, read: set[str] | None) -> Hashable:
 
 def _slice_key(s: ResourceSlice, read: set[str] | None) -> Hashable:
     sp = s.spec
-    sets = tuple((cs.name, tuple(sorted((k, str(v.value)) for k, v in (cs.counters or {}).items())))
+    sets = tuple((cs.name, tuple(sorted((k, _n(v.value.value)) for k, v in (cs.counters or {}).items())))
                  for cs in sp.shared_counters or [])
     devs = tuple(_device_key(d, read) for d in sp.devices or [])
     return (sp.driver, sp.pool.generation, sp.pool.resource_slice_count, bool(sp.node_name),

@@ -11,6 +11,7 @@ from dralloc.planner.cluster import Cluster, NodeModel, Unit
 from dralloc.planner.firstfit import SimResult, simulate
 from dralloc.planner.layouts import enumerate_layouts
 from dralloc.planner.optimal import Group, PatternModel, PatternResult, Supply
+from dralloc.planner.structure import solve_split
 
 
 @dataclass
@@ -67,9 +68,7 @@ def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None
     gs = groups(cluster)
     sim = simulate(cluster, policy, record=False)
     ff = sum(sim.served.values())
-    model = PatternModel(supplies(cluster, _useful(gs)), gs)
-    model.fit()
-    res = model.solve(time_limit, workers)
+    res = solve_split(supplies(cluster, _useful(gs)), gs, PatternModel.fit, time_limit, workers)
     served = sum(res.served) if res.served else 0
     ff_weighted = _weighted(cluster, sim)
     ans = Answer("fit", {"policy": policy, "pods": ff, "weighted": ff_weighted, "perWorkload": sim.served},
@@ -160,9 +159,7 @@ def layout(cluster: Cluster, policy: str = "first", time_limit: float | None = N
     gs = groups(cluster)
     useful = _useful(gs)
     sup = supplies(cluster, useful)
-    model = PatternModel(sup, gs)
-    model.fewest_units()
-    res = model.solve(time_limit, workers)
+    res = solve_split(sup, gs, PatternModel.fewest_units, time_limit, workers)
     sim = simulate(cluster, policy)
     ff = {"policy": policy, "units": sim.units_used, "allPlaced": not sim.unplaced}
     opt = {**_opt(res), "units": res.objective}

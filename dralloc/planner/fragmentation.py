@@ -1,0 +1,124 @@
+"""Stranded capacity and utilisation.
+
+Per unit (one counter set group, e.g. one GPU): counters left, the largest
+partition still allocatable (the free device that fits and takes the largest
+share of the unit -- sum over counters of use/capacity), and the stranded
+counters: free capacity that no set of free devices can use together.
+
+Utilisation follows cluster-autoscaler's DRA calculation, per pool: the
+highest share of any counter consumed by allocated devices, blended with the
+share of allocated devices that consume no counters, weighted by the number
+of distinct partitionable devices (counter sets) in use against the number of
+counter-less devices; a node's utilisation is its highest pool's. dralloc
+computes it with exact fractions (the autoscaler uses float64 and yields NaN
+for a pool with counters but no allocation and no counter-less device; dralloc
+reports 0 there).
+
+The re-pack is the layout question on empty units for the devices allocated
+now (same partitions): how many units they need at best."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from dralloc.planner.cluster import Cluster, Unit
+from dralloc.planner.layouts import enumerate_layouts
+from dralloc.planner.optimal import Group, PatternModel, Supply
+from dralloc.planner.questions import Answer
+
+
+def _share(use: tuple[int, ...], caps: tuple[int, ...]) -> Fraction:
+    return sum((Fraction(u, c) for u, c in zip(use, caps, strict=True) if c), Fraction(0))
+
+
+def unit_report(cluster: Cluster, u: Unit) -> dict[str, Any]:
+    ut = cluster.types[u.type]
+    fits = [(use, k) for use, k in ut.devices if all(a <= b for a, b in zip(use, ut.caps, strict=True))]
+    largest = max(fits, key=lambda d: (_share(d[0], u.total), -d[1]), default=None)
+    usable = [0] * len(ut.caps)
+    for lay in enumerate_layouts(ut):
+        for i, total in enumerate(_use_of(ut.devices, lay.witness, len(ut.caps))):
+            usable[i] = max(usable[i], total)
+    stranded = {name: free - use for name, free, use in zip(ut.counters, ut.caps, usable, strict=True)
+                if free - use > 0}
+    return {"node": cluster.nodes[u.node].name, "unit": u.label, "allocated": len(u.used_devices),
+            "free": dict(zip(ut.counters, ut.caps, strict=True)) if ut.caps else {"devices": len(ut.devices)},
+            "largestAllocatable": cluster.kinds[largest[1]][1] if largest else None,
+            "stranded": stranded}
+
+
+def _use_of(devices: tuple[tuple[tuple[int, ...], int], ...], idx: tuple[int, ...], n: int) -> list[int]:
+    out = [0] * n
+    for i in idx:
+        for j, v in enumerate(devices[i][0]):
+            out[j] += v
+    return out
+
+
+def pool_utilisation(cluster: Cluster, units: list[Unit]) -> Fraction:
+    """cluster-autoscaler's DRA utilisation of one pool, exact."""
+    part = Fraction(0)
+    in_use = 0
+    plain = plain_used = 0
+    for u in units:
+        ut = cluster.types[u.type]
+        if not u.total:
+            plain += len(ut.devices) + len(u.used_devices)
+            plain_used += len(u.used_devices)
+            continue
+        if u.used_devices:
+            in_use += 1
+        for total, free in zip(u.total, ut.caps, strict=True):
+            if total:
+                part = max(part, Fraction(total - free, total))
+    atomic = Fraction(plain_used, plain) if plain else Fraction(0)
+    if in_use + plain == 0:
+        return Fraction(0)
+    w = Fraction(in_use, in_use + plain)
+    return part * w + atomic * (1 - w)
+
+
+def node_utilisation(cluster: Cluster) -> dict[str, Fraction]:
+    out = {}
+    for n in cluster.nodes:
+        pools: dict[str, list[Unit]] = {}
+        for ui in n.units:
+            u = cluster.units[ui]
+            pools.setdefault(u.label.split("/", 1)[0], []).append(u)
+        out[n.name] = max((pool_utilisation(cluster, us) for us in pools.values()), default=Fraction(0))
+    return out
+
+
+def repack(cluster: Cluster, empty: Cluster, time_limit: float | None = None,
+           workers: int = 2) -> dict[str, Any]:
+    """Fewest units for the partitions allocated now; ``empty`` is the same
+    cluster without allocations (its unit types have every device free)."""
+    wanted: dict[str, int] = {}
+    for u in cluster.units:
+        for label in u.used_labels:
+            wanted[label] = wanted.get(label, 0) + 1
+    groups = [Group(label, frozenset(k for k, (_, lab) in enumerate(empty.kinds) if lab == label), n)
+              for label, n in sorted(wanted.items())]
+    useful = frozenset(k for g in groups for k in g.kinds)
+    counts = empty.type_counts()
+    sup = [Supply(f"type{t}", tuple(enumerate_layouts(empty.types[t], useful)), counts[t]) for t in sorted(counts)]
+    model = PatternModel([s for s in sup if s.layouts], groups)
+    model.fewest_units()
+    res = model.solve(time_limit, workers)
+    return {"status": res.status, "proven": res.proven, "units": res.objective, "partitions": wanted}
+
+
+def fragmentation(cluster: Cluster, empty: Cluster, time_limit: float | None = None,
+                  workers: int = 2) -> Answer:
+    """Stranded capacity now and after an optimal re-pack."""
+    units = [unit_report(cluster, u) for u in cluster.units if u.total]
+    in_use = sum(1 for u in cluster.units if u.used_devices)
+    util = node_utilisation(cluster)
+    best = repack(cluster, empty, time_limit, workers)
+    ans = Answer("fragmentation",
+                 {"unitsInUse": in_use, "unitsWithStrandedCapacity": sum(1 for r in units if r["stranded"])},
+                 {**best, "unitsFreed": in_use - best["units"] if best["units"] is not None else None})
+    ans.gap = ans.optimal["unitsFreed"]
+    ans.detail = {"units": units, "utilisation": {k: str(v) for k, v in util.items()}}
+    return ans
