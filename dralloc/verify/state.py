@@ -81,10 +81,10 @@ class ClusterState:
                         return n
                 except NodeSelectorError:
                     break
-        for r in (alloc.devices.results or []) if alloc and alloc.devices else []:
+        for res in (alloc.devices.results or []) if alloc and alloc.devices else []:
             for s in self.objects.slices:
-                if s.spec.driver == r.driver and s.spec.pool.name == r.pool and s.spec.node_name \
-                        and any(d.name == r.device for d in s.spec.devices or []):
+                if s.spec.driver == res.driver and s.spec.pool.name == res.pool and s.spec.node_name \
+                        and any(d.name == res.device for d in s.spec.devices or []):
                     return self.node(s.spec.node_name)
         return Node(metadata=ObjectMeta(name=""))
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from verify_build import claim, dclass, device, exact, node, pod, rslice, state
+
 from dralloc.features import Features
 from dralloc.verify import ERROR, verify_state
-from verify_build import claim, dclass, device, exact, node, pod, rslice, state
 
 ALL = Features.from_gates(["DRAAdminAccess", "DRAPrioritizedList", "DRAPartitionableDevices",
                            "DRADeviceTaints", "DRAConsumableCapacity"])
@@ -136,3 +137,14 @@ def test_wrong_node_selector_count_and_unknown_device_are_flagged() -> None:
     assert rules(items) == {"device-exists", "count"}
     items[-2] = claim("c", [exact()], [("req-0", "d1")], node=None)
     assert rules(items) == {"node-selector", "count"}
+
+
+def test_rule_checker_imports_no_solver() -> None:
+    """The checker must stay independent of what it checks."""
+    import subprocess
+    import sys
+
+    code = ("import sys, dralloc.verify.rules; "
+            "bad = [m for m in sys.modules if m.startswith(('ortools', 'dralloc.solver', 'dralloc.encoders'))]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
