@@ -7,6 +7,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from formats_helpers import (
+    NODE,
+    any_class,
+    claim_for,
+    claim_where,
+    composite_device,
+    composite_slice,
+)
 
 from dralloc.errors import InputError
 from dralloc.formats import convert_documents, load_any, translate
@@ -14,9 +22,9 @@ from dralloc.io import ObjectSet
 from dralloc.models import ResourceSlice
 from dralloc.solver import allocate
 from dralloc.validation import ERROR, validate
-from formats_helpers import NODE, any_class, claim_for, claim_where, composite_device, composite_slice
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "formats" / "composite-dgx-a100"
+INPUTS = [EXAMPLE / "dgx-a100-fragment.yaml", EXAMPLE / "claim.yaml"]
 FEATURES = ["DRAPartitionableDevices"]
 
 
@@ -29,7 +37,7 @@ def _mem_slices(slices: list[ResourceSlice], device: str) -> set[str]:
 
 
 def test_dgx_a100_kep_claim_gets_non_overlapping_partitions() -> None:
-    objs, _ = load_any([EXAMPLE])
+    objs, _ = load_any(INPUTS)
     assert not objs.errors
     out = allocate(objs, NODE, objs.claims, features=FEATURES)
     assert out.ok, out
@@ -42,7 +50,7 @@ def test_dgx_a100_kep_claim_gets_non_overlapping_partitions() -> None:
 
 
 def test_dgx_a100_whole_gpu_blocks_its_partitions_only() -> None:
-    objs, _ = load_any([EXAMPLE])
+    objs, _ = load_any(INPUTS)
     objs.add(any_class())
     attrs = "device.attributes['gpu.nvidia.com']"
     gpu0 = f"{attrs}.type == 'gpu' && {attrs}.index == 0"
@@ -53,7 +61,7 @@ def test_dgx_a100_whole_gpu_blocks_its_partitions_only() -> None:
 
 
 def test_dgx_a100_translation_passes_v1_validation() -> None:
-    objs, tr = load_any([EXAMPLE])
+    objs, tr = load_any(INPUTS)
     found = [f for f in validate(objs) if f.severity == ERROR]
     assert found == []
     assert len(objs.slices) == 2 and objs.slices[0].spec.shared_counters

@@ -9,7 +9,14 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any
 
-from formats_helpers import NODE, any_class, claim_for, claim_where, composite_device, composite_slice
+from formats_helpers import (
+    NODE,
+    any_class,
+    claim_for,
+    claim_where,
+    composite_device,
+    composite_slice,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
