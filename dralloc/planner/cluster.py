@@ -9,7 +9,7 @@ device taints) are exactly the allocator's."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -147,6 +147,7 @@ class ClusterBuilder:
         self.features = features
         self.cluster = Cluster(demand)
         self.slices = _node_slices(objs)
+        self.progress: Callable[[int, int], None] | None = None
         self.probes = [ResourceClaim.model_validate(ct.claim.model_dump(by_alias=True)) for ct in demand.types]
 
     def build(self, nodes: Sequence[Node]) -> Cluster:
@@ -155,7 +156,9 @@ class ClusterBuilder:
                  and c.status.allocation.devices for r in c.status.allocation.devices.results or []}
         read = read_attributes(self.objs.classes, self.probes)
         seen: dict[object, tuple[int, list[tuple[str, str]]]] = {}
-        for node in sorted(nodes, key=lambda n: n.name.encode()):
+        for i, node in enumerate(sorted(nodes, key=lambda n: n.name.encode())):
+            if self.progress and (i % 100 == 0 or i == len(nodes) - 1) and len(nodes) >= 100:
+                self.progress(i + 1, len(nodes))
             slices = self.slices.get(node.name, self.slices[""])
             sig = node_fingerprint(node, slices, taken, read)
             pools = pool_names(slices)
@@ -255,6 +258,10 @@ def rep_pools_names(rep: list[tuple[str, str]], mine: list[tuple[str, str]]) -> 
 
 
 def build_cluster(objs: ObjectSet, demand: Demand, features: Features | None = None,
-                  nodes: Sequence[Node] | None = None) -> Cluster:
-    """The planner's view of ``objs`` for the claim types of ``demand``."""
-    return ClusterBuilder(objs, demand, features or Features.from_gates(DEFAULT_GATES)).build(list(nodes if nodes is not None else objs.nodes))
+                  nodes: Sequence[Node] | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> Cluster:
+    """The planner's view of ``objs`` for the claim types of ``demand``;
+    ``progress(done, total)`` is called every 100 nodes and at the end."""
+    builder = ClusterBuilder(objs, demand, features or Features.from_gates(DEFAULT_GATES))
+    builder.progress = progress
+    return builder.build(list(nodes if nodes is not None else objs.nodes))

@@ -1,0 +1,71 @@
+"""``dralloc generate``: realistic clusters (GPUs with real MIG profile tables,
+NICs) and demand mixes, as plain resource.k8s.io/v1 YAML."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from fractions import Fraction
+
+import yaml
+
+from dralloc.errors import InputError
+from dralloc.planner import generate as gen
+from dralloc.planner.profiles import gpu_models
+
+
+def _mix(text: str) -> dict[str, int]:
+    out = {}
+    for part in text.split(","):
+        name, _, weight = part.partition("=")
+        try:
+            out[name.strip()] = int(weight or "1")
+        except ValueError:
+            raise InputError(f"--mix: {part!r} is not PROFILE=WEIGHT with an integer weight") from None
+    return out
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("generate", help="generate clusters and demands for the planner", description=__doc__)
+    what = p.add_subparsers(dest="what", metavar="WHAT", required=True)
+    c = what.add_parser("cluster", help="nodes with GPUs (MIG counters) and NICs")
+    c.add_argument("--nodes", type=int, default=4)
+    c.add_argument("--gpu", default="a100-40gb", choices=sorted(gpu_models()))
+    c.add_argument("--gpus", type=int, default=8, help="GPUs per node")
+    c.add_argument("--nics", type=int, default=0, help="NICs per node")
+    c.add_argument("--profiles", help="comma-separated MIG profiles to publish (default: all)")
+    c.add_argument("--prefix", default="node")
+    c.set_defaults(func=run_cluster)
+    d = what.add_parser("demand", help="workloads asking for MIG devices")
+    d.add_argument("--gpu", default="a100-40gb", choices=sorted(gpu_models()))
+    d.add_argument("--mix", required=True, help="PROFILE=WEIGHT,... e.g. 1g.5gb=3,3g.20gb=1")
+    size = d.add_mutually_exclusive_group(required=True)
+    size.add_argument("--claims", type=int, help="claims in all")
+    size.add_argument("--load", help="compute slices asked for / the cluster's (e.g. 1.3); needs --nodes")
+    d.add_argument("--nodes", type=int, default=0)
+    d.add_argument("--gpus", type=int, default=8)
+    d.add_argument("--priorities", type=int, default=1, help="spread each profile over this many priorities")
+    d.set_defaults(func=run_demand)
+
+
+def _emit(docs: list[dict[str, object]]) -> int:
+    yaml.safe_dump_all(docs, sys.stdout, sort_keys=False)
+    return 0
+
+
+def run_cluster(args: argparse.Namespace) -> int:
+    profiles = [p.strip() for p in args.profiles.split(",")] if args.profiles else None
+    return _emit(gen.cluster(args.nodes, args.gpu, args.gpus, args.nics, profiles, args.prefix))
+
+
+def run_demand(args: argparse.Namespace) -> int:
+    load = None
+    if args.load is not None:
+        try:
+            load = Fraction(args.load)
+        except ValueError:
+            raise InputError(f"--load: {args.load!r} is not a number") from None
+        if args.nodes <= 0:
+            raise InputError("--load needs --nodes (the size of the cluster it is relative to)")
+    return _emit(gen.mig_demand(args.gpu, _mix(args.mix), args.claims, load, args.nodes, args.gpus,
+                                args.priorities))

@@ -1,0 +1,76 @@
+"""``dralloc plan QUESTION FILES...``: capacity questions over a whole
+cluster, first-fit and optimal side by side."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from dralloc.errors import InputError
+from dralloc.planner.api import QUESTIONS, Options, answer, answer_files, load_objects
+from dralloc.planner.firstfit import POLICIES
+from dralloc.planner.parallel import run_all
+from dralloc.planner.questions import Answer
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("plan", help="capacity questions over a cluster: fit, add-nodes, layout, fragmentation",
+                       description=__doc__)
+    p.add_argument("question", choices=QUESTIONS)
+    p.add_argument("paths", nargs="+", help="cluster files (nodes, slices, classes, claims) and the demand "
+                                            "(pods with templates, unallocated claims)")
+    p.add_argument("--demand", action="append", default=[], metavar="FILE",
+                   help="a demand file; repeat for a what-if sweep (one answer per demand)")
+    p.add_argument("--template", help="add-nodes: the node to add copies of")
+    p.add_argument("--template-file", action="append", default=[], metavar="FILE",
+                   help="add-nodes: a node type (Node + slices) not part of the cluster; repeat for a sweep")
+    p.add_argument("--policy", choices=POLICIES, default="first", help="node choice of the first-fit simulation")
+    p.add_argument("--time-limit", type=float, help="CP-SAT time limit per model, seconds")
+    p.add_argument("--workers", type=int, default=2, help="CP-SAT workers and sweep processes")
+    p.add_argument("--scheduler", help="run sweeps on this Dask scheduler (tcp://host:port)")
+    p.add_argument("-o", "--output", choices=("table", "yaml", "json"), default="table")
+    p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, ...)")
+    p.add_argument("--progress", action="store_true", help="show progress on stderr")
+    p.set_defaults(func=run)
+
+
+def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
+    demands = [[d] for d in args.demand] or [[]]
+    templates = [[t] for t in args.template_file] or [[]]
+    tasks = [(args.question, args.paths, d, opts, t) for d in demands for t in templates]
+    dicts = run_all(answer_files, tasks, args.scheduler, args.workers)
+    return [Answer(d["question"], d["firstFit"], d["optimal"], d["gap"], {**d.get("detail", {}), **{
+        "inputs": d["inputs"]}}) for d in dicts]
+
+
+def run(args: argparse.Namespace) -> int:
+    from dralloc.planner.report import render
+
+    opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
+                   template=args.template, progress=args.progress)
+    if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
+        answers = _sweep(args, opts)
+    else:
+        objs = load_objects([*args.paths, *args.demand])
+        tmpl = load_objects(args.template_file) if args.template_file else None
+        if tmpl is not None:
+            if not tmpl.nodes:
+                raise InputError(f"--template-file {args.template_file[0]}: no Node in it")
+            opts.template = opts.template or tmpl.nodes[0].name
+        answers = [answer(args.question, objs, opts, tmpl)]
+        if args.png:
+            _pictures(args, objs, opts, answers)
+    print(render(answers, args.output))
+    sys.stdout.flush()
+    return 0
+
+
+def _pictures(args: argparse.Namespace, objs: object, opts: Options, answers: list[Answer]) -> None:
+    from dralloc.planner import plots
+
+    prefix = Path(args.png)
+    plots.compare(answers, f"{prefix}-compare.png")
+    util = answers[0].detail.get("utilisation")
+    if util:
+        plots.utilisation(util, f"{prefix}-utilisation.png")

@@ -1,0 +1,97 @@
+"""One call per question, from files: what the command line and sweeps use."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dralloc.errors import InputError
+from dralloc.features import Features
+from dralloc.io import ObjectSet, load
+from dralloc.models import Node
+from dralloc.planner.cluster import DEFAULT_GATES, Cluster, build_cluster
+from dralloc.planner.demand import Demand, demand_from
+from dralloc.planner.fragmentation import fragmentation
+from dralloc.planner.questions import Answer, add_nodes, fit, layout
+
+QUESTIONS = ("fit", "add-nodes", "layout", "fragmentation")
+
+
+@dataclass
+class Options:
+    policy: str = "first"
+    time_limit: float | None = None
+    workers: int = 2
+    template: str | None = None        # node name for add-nodes
+    gates: tuple[str, ...] = DEFAULT_GATES
+    progress: bool = False
+
+
+def load_objects(paths: Sequence[str]) -> ObjectSet:
+    objs = load(paths)
+    if objs.errors:
+        raise InputError("\n".join(str(e) for e in objs.errors))
+    return objs
+
+
+def without_allocations(objs: ObjectSet) -> ObjectSet:
+    out = ObjectSet()
+    allocated = {id(c) for c in objs.claims if c.status and c.status.allocation}
+    for o in objs.all():
+        if id(o) not in allocated:
+            out.add(o)
+    return out
+
+
+def _progress(on: bool) -> Any:
+    if not on:
+        return None
+    return lambda done, total: print(f"\r  nodes analysed: {done}/{total}", end="" if done < total else "\n",
+                                     file=sys.stderr)
+
+
+def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectSet | None = None) -> Answer:
+    if question not in QUESTIONS:
+        raise InputError(f"unknown question {question!r}; choose one of {', '.join(QUESTIONS)}")
+    feats = Features.from_gates(opts.gates)
+    if question == "fragmentation":
+        state = build_cluster(objs, Demand(), feats, progress=_progress(opts.progress))
+        empty = build_cluster(without_allocations(objs), Demand(), feats)
+        return fragmentation(state, empty, opts.time_limit, opts.workers)
+    demand = demand_from(objs)
+    if not demand.workloads:
+        raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
+    nodes: list[Node] = list(objs.nodes)
+    keep = True
+    if template_objs is not None:
+        for o in template_objs.all():
+            objs.add(o)
+        nodes += template_objs.nodes
+        keep = False
+    cluster = build_cluster(objs, demand, feats, nodes, progress=_progress(opts.progress))
+    return _ask(question, cluster, opts, keep)
+
+
+def _ask(question: str, cluster: Cluster, opts: Options, keep: bool) -> Answer:
+    if question == "fit":
+        return fit(cluster, opts.policy, opts.time_limit, opts.workers)
+    if question == "layout":
+        return layout(cluster, opts.policy, opts.time_limit, opts.workers)
+    if not opts.template:
+        raise InputError("add-nodes needs --template NODE (a node of the cluster) or --template-file")
+    return add_nodes(cluster, opts.template, opts.policy, time_limit=opts.time_limit,
+                     workers=opts.workers, keep=keep)
+
+
+def answer_files(question: str, cluster: Sequence[str], demand: Sequence[str], opts: Options,
+                 template: Sequence[str] = ()) -> dict[str, Any]:
+    """A whole question from files (picklable: sweeps run it in workers)."""
+    objs = load_objects([*cluster, *demand])
+    tmpl = load_objects(template) if template else None
+    if tmpl is not None and opts.template is None and tmpl.nodes:
+        opts = Options(**{**opts.__dict__, "template": tmpl.nodes[0].name})
+    out = answer(question, objs, opts, tmpl).as_dict()
+    out["inputs"] = {"demand": list(demand), **({"template": list(template)} if template else {})}
+    return out
