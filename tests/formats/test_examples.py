@@ -15,8 +15,9 @@ from dralloc.solver import allocate
 EXAMPLES = Path(__file__).parents[2] / "examples" / "formats"
 
 
+@pytest.mark.parametrize("mode", ["replay", "first-fit"])
 @pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()))
-def test_example_allocates_as_expected(example: str) -> None:
+def test_example_allocates_as_expected(example: str, mode: str) -> None:
     folder = EXAMPLES / example
     want = yaml.safe_load((folder / "expected.yaml").read_text())
     objs, _ = load_any(sorted(str(p) for p in folder.glob("*.yaml") if p.name != "expected.yaml"))
@@ -27,7 +28,7 @@ def test_example_allocates_as_expected(example: str) -> None:
         claims = pod_claims(pod, objs.templates, objs.claims)
     else:
         claims = [c for key in want["claims"] for c in objs.claims if c.key == key]
-    out = allocate(objs, want["node"], claims, features=want["features"])
+    out = allocate(objs, want["node"], claims, features=want["features"], mode=mode)
     assert out.ok, out
     assert out.allocations is not None
     got = {c.key: [f"{r.request}={r.driver}/{r.pool}/{r.device}" for r in (a.devices.results if a.devices else [])
