@@ -175,17 +175,29 @@ def layout(cluster: Cluster, policy: str = "first", time_limit: float | None = N
 
 def assign_layouts(cluster: Cluster, sup: list[Supply], res: PatternResult) -> list[dict[str, Any]]:
     """Concrete units (in node-name order) for the chosen layouts, with the
-    devices to create on each."""
-    type_of = {s.name: int(s.name[4:]) for s in sup}
+    devices to create on each: a layout's partitions beyond what the demand
+    uses are left out."""
+    need: dict[int, int] = {}
+    for (_, k), n in res.assigned.items():
+        need[k] = need.get(k, 0) + n
     out = []
     for s, use in zip(sup, res.usage, strict=True):
-        free = [u for u in cluster.units if u.type == type_of[s.name]]
-        it = iter(free)
+        it = iter([u for u in cluster.units if u.type == int(s.name[4:])])
         for li, n in sorted(use.items()):
             lay = s.layouts[li]
             for _ in range(n):
                 unit = next(it)
+                ut = cluster.types[unit.type]
+                picked = []
+                for i in lay.witness:
+                    k = ut.devices[i][1]
+                    if need.get(k, 0) > 0:
+                        need[k] -= 1
+                        picked.append(i)
+                parts: dict[str, int] = {}
+                for i in picked:
+                    label = cluster.kinds[ut.devices[i][1]][1]
+                    parts[label] = parts.get(label, 0) + 1
                 out.append({"node": cluster.nodes[unit.node].name, "unit": unit.label,
-                            "partitions": {cluster.kinds[k][1]: c for k, c in lay.kinds},
-                            "devices": [unit.device_ids[i] for i in lay.witness]})
+                            "partitions": parts, "devices": [unit.device_ids[i] for i in picked]})
     return out
