@@ -27,10 +27,10 @@ class PoolDevice:
     slice: ResourceSlice
     device: Device
     position: tuple[int, int, int]  # (pool, slice, device) indices: the search order
+    id: DeviceID = field(init=False)  # (driver, pool, device), computed once: the search's hottest key
 
-    @property
-    def id(self) -> DeviceID:
-        return (self.pool.driver, self.pool.name, self.device.name)
+    def __post_init__(self) -> None:
+        self.id = (self.pool.driver, self.pool.name, self.device.name)
 
     @property
     def label(self) -> str:

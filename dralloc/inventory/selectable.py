@@ -27,7 +27,7 @@ class Selectability:
         self.node = node
         self.features = features
         self.variant = variant
-        self._cache: dict[tuple[DeviceID, tuple[int, int, int]], bool] = {}
+        self._by_request: dict[tuple[int, int, int], dict[DeviceID, bool]] = {}  # request key -> device -> verdict
         self._views: dict[DeviceID, DeviceView] = {}
         self.evaluations = 0
 
@@ -40,11 +40,13 @@ class Selectability:
         return v
 
     def __call__(self, pd: PoolDevice, req: RequestSpec) -> bool:
-        key = (pd.id, req.key)
-        hit = self._cache.get(key)
+        verdicts = self._by_request.get(req.key)
+        if verdicts is None:
+            verdicts = self._by_request[req.key] = {}
+        hit = verdicts.get(pd.id)
         if hit is None:
             hit = self._compute(pd, req)
-            self._cache[key] = hit
+            verdicts[pd.id] = hit
         return hit
 
     def reason(self, pd: PoolDevice, req: RequestSpec) -> str | None:

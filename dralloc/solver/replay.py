@@ -60,6 +60,7 @@ class ReplaySearch:
         self.allocating: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
         self.counters = CounterLedger(problem.state)
+        self.committed = problem.state.devices  # DC-2's committed half, read on every candidate
         set_mode = self.variant is Variant.EXPERIMENTAL and self.features.list_type_attributes
         self.constraints: list[list[Constraint]] = [build_constraints(pl.constraints, set_mode) for pl in problem.plans]
         self.selected: dict[tuple[int, int], int] = {}
@@ -120,9 +121,18 @@ class ReplaySearch:
 
     def _exact(self, c: int, r: int, s: int, k: int, in_sub: bool, req: RequestSpec, start: int) -> str:
         first = 0 if self.variant is Variant.STABLE else start
-        for idx in range(first, len(self.candidates)):
-            pd = self.candidates[idx]
-            if not self.device_ok(c, req, pd):
+        cands, committed, allocating = self.candidates, self.committed, self.allocating
+        admin = req.admin
+        for idx in range(first, len(cands)):
+            pd = cands[idx]
+            pid = pd.id
+            # DC-1/DC-2 inline (the hot path of a deep search), then the rest.
+            if admin:
+                if c in allocating.get(pid, ()):
+                    continue
+            elif pid in committed or allocating.get(pid):
+                continue
+            if not self._selectable_ok(req, pd):
                 continue
             undo = self.allocate_device(c, req, pd, must=False)
             if undo is None:
@@ -146,10 +156,16 @@ class ReplaySearch:
 
     def device_ok(self, c: int, req: RequestSpec, pd: PoolDevice) -> bool:
         """DC-1..DC-7, in Kubernetes' order (in-use before CEL)."""
-        if req.admin and c in self.allocating.get(pd.id, ()):
+        pid = pd.id
+        if req.admin:
+            if c in self.allocating.get(pid, ()):
+                return False
+        elif pid in self.committed or self.allocating.get(pid):
             return False
-        if not req.admin and in_use(pd.id, self.p.state, self.allocating):
-            return False
+        return self._selectable_ok(req, pd)
+
+    def _selectable_ok(self, req: RequestSpec, pd: PoolDevice) -> bool:
+        """DC-3..DC-7: selectors and node (cached), then shared capacity."""
         if not self.p.selectable(pd, req):
             return False
         if self.multi_ok and not self._capacity_ok(req, pd):

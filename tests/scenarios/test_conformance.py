@@ -1,0 +1,90 @@
+"""The conformance corpus, replayed: every scenario's expected answer is what
+the real Kubernetes allocator returned (upstream: the allocator's own test
+table; random: generated inputs answered by Kubernetes). The replay must give
+the same answer, field by field, and on the upstream cases that pin it, the
+same number of search steps (``allocateOne`` invocations)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dralloc.check import check_scenario, run_scenario
+from dralloc.features import Variant
+from dralloc.io.scenario import Scenario, parse_scenario
+
+HERE = Path(__file__).parent / "conformance"
+FILES = sorted(HERE.glob("*/*.yaml"))
+
+# Kubernetes' answer depends on a Go aliasing defect the replay cannot
+# reproduce yet: calculateConsumedCapacity returns the request's Quantity by
+# value, which shares its inf.Dec with the claim when the text had a fraction
+# ("0.5Gi"); CmpRequestOverCapacity then adds the tentative capacity into it,
+# so the request grows while the search runs. Reproducing it needs Quantity to
+# remember whether Go would hold the value as inf.Dec (see docs/replay.md).
+DEC_ALIASING = {
+    "rnd-constraints-2103-40", "rnd-mixed-2101-64",
+}
+
+_STEPS = re.compile(r"allocateOne invocations \((\d+)(?:; (\d+) for the stable allocator)?\)")
+
+
+def _load(path: Path) -> Scenario:
+    # libyaml when present: the corpus is 6 MB and this test runs in CI.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    doc = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
+    return parse_scenario(doc, str(path))
+
+
+def test_corpus_is_present() -> None:
+    assert len([f for f in FILES if f.parent.name == "upstream"]) >= 100
+    assert len([f for f in FILES if f.parent.name == "random"]) >= 400
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_replay_matches_kubernetes(path: Path) -> None:
+    sc = _load(path)
+    if sc.name in DEC_ALIASING:
+        pytest.xfail("Kubernetes' answer comes from inf.Dec aliasing of capacity requests")
+    res = check_scenario(sc, "replay")
+    if res.skipped:
+        pytest.skip(res.skipped)
+    assert res.passed, "\n".join(res.differences)
+
+
+def _step_cases() -> list[tuple[Path, str, int]]:
+    out = []
+    for f in FILES:
+        if f.parent.name != "upstream":
+            continue
+        m = _STEPS.search(" ".join(f.read_text(encoding="utf-8").split()))
+        if not m:
+            continue
+        out.append((f, "incubating", int(m.group(1))))
+        if m.group(2):
+            out.append((f, "stable", int(m.group(2))))
+    return out
+
+
+STEP_CASES = _step_cases()
+
+
+def test_step_cases_found() -> None:
+    names = {p.stem for p, _, _ in STEP_CASES}
+    assert "check-combinations-within-single-request-many-pools" in names
+    assert "prioritized-list-max-allocation-limit-request" in names
+
+
+@pytest.mark.parametrize(("path", "variant", "steps"), STEP_CASES,
+                         ids=lambda v: v.stem if isinstance(v, Path) else str(v))
+def test_search_steps_equal_kubernetes(path: Path, variant: str, steps: int) -> None:
+    # The Go test runs each case through every allocator implementation; the
+    # first count is the incubating one (the default), the second the stable
+    # one, which searches permutations instead of combinations.
+    sc = _load(path)
+    sc.variant = Variant(variant).value
+    out = run_scenario(sc, "replay")
+    assert out.steps == steps
