@@ -60,17 +60,21 @@ def run(args: argparse.Namespace) -> int:
             opts.template = opts.template or tmpl.nodes[0].name
         answers = [answer(args.question, objs, opts, tmpl)]
         if args.png:
-            _pictures(args, objs, opts, answers)
+            _pictures(args, answers)
     print(render(answers, args.output))
     sys.stdout.flush()
     return 0
 
 
-def _pictures(args: argparse.Namespace, objs: object, opts: Options, answers: list[Answer]) -> None:
+def _pictures(args: argparse.Namespace, answers: list[Answer]) -> None:
     from dralloc.planner import plots
 
     prefix = Path(args.png)
     plots.compare(answers, f"{prefix}-compare.png")
-    util = answers[0].detail.get("utilisation")
+    a = answers[0]
+    util = a.detail.get("utilisation")
     if util:
         plots.utilisation(util, f"{prefix}-utilisation.png")
+    if a.cluster is not None and a.question in ("layout", "fragmentation"):
+        assignment = a.detail.get("assignment") if a.question == "layout" else None
+        plots.occupancy(a.cluster, assignment, f"{prefix}-occupancy.png")

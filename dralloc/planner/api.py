@@ -59,7 +59,9 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=_progress(opts.progress))
         empty = build_cluster(without_allocations(objs), Demand(), feats)
-        return fragmentation(state, empty, opts.time_limit, opts.workers)
+        ans = fragmentation(state, empty, opts.time_limit, opts.workers)
+        ans.cluster = state
+        return ans
     demand = demand_from(objs)
     if not demand.workloads:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
@@ -71,7 +73,9 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
         nodes += template_objs.nodes
         keep = False
     cluster = build_cluster(objs, demand, feats, nodes, progress=_progress(opts.progress))
-    return _ask(question, cluster, opts, keep)
+    ans = _ask(question, cluster, opts, keep)
+    ans.cluster = cluster
+    return ans
 
 
 def _ask(question: str, cluster: Cluster, opts: Options, keep: bool) -> Answer:

@@ -21,6 +21,7 @@ class Answer:
     optimal: dict[str, Any] = field(default_factory=dict)
     gap: int | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    cluster: Cluster | None = field(default=None, repr=False)   # for pictures; not serialised
 
     def as_dict(self) -> dict[str, Any]:
         return {"question": self.question, "firstFit": self.first_fit, "optimal": self.optimal,
