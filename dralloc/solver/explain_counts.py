@@ -21,7 +21,7 @@ def _why_not(problem: Problem, req: RequestSpec, pd_index: int) -> str | None:
     except AllocationError:
         return "selector error"
     if why:
-        return why.split(" (")[0].replace(req.device_class_name, "the class") if why.startswith("does not match class") else why
+        return why
     if problem.features.device_taints and untolerated_taint(pd.device.taints, req.tolerations):
         return "tainted (not tolerated)"
     return None
