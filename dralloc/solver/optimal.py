@@ -43,8 +43,8 @@ def _terms(enc: Encoding, name: str) -> tuple[list[tuple[int, cp_model.IntVar]],
     if name == "claims":
         return [(_priority(enc, c), v) for c, v in enumerate(enc.sat)], True
     uses = enc.uses_of_device()
+    out: list[tuple[int, cp_model.IntVar]] = []
     if name == "devices":
-        out = []
         for pd, us in uses.values():
             y = enc.model.NewBoolVar(f"used[{pd.label}]")
             enc.model.AddMaxEquality(y, [v for _, v in us])
@@ -69,6 +69,7 @@ def _terms(enc: Encoding, name: str) -> tuple[list[tuple[int, cp_model.IntVar]],
 
 
 def _best_fit(enc: Encoding) -> list[tuple[int, cp_model.IntVar]]:
+    out: list[tuple[int, cp_model.IntVar]] = []
     uses = enc.uses_of_device()
     totals: dict[tuple[str, str], Fraction] = {}
     for pd, _ in uses.values():

@@ -15,6 +15,7 @@ from dralloc.models import (
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    ObjectMeta,
 )
 from dralloc.solver.replay import Chosen
 
@@ -28,7 +29,7 @@ def device_result(ch: Chosen, features: Features) -> DeviceRequestAllocationResu
         tolerations=ch.req.tolerations,
         binding_conditions=dev.binding_conditions if binding else None,
         binding_failure_conditions=dev.binding_failure_conditions if binding else None,
-        share_id=ch.share_id,
+        share_id=ch.share_id,  # type: ignore[call-arg]  # populated by name; alias shareID
         consumed_capacity=ch.consumed or None,
     )
 
@@ -64,9 +65,9 @@ def build_config(plan: ClaimPlan, selected: dict[tuple[int, int], int]) -> list[
             by_class[cname].append(len(entries))
             entries.append(DeviceAllocationConfiguration(source="FromClass", requests=[spec.name], opaque=cfg.opaque))
     allowed = {n for _, n in names} | {b for b, _ in names}
-    for cfg in plan.claim.spec.devices.config or []:
-        if not cfg.requests or any(r in allowed for r in cfg.requests):
-            entries.append(DeviceAllocationConfiguration(source="FromClaim", requests=cfg.requests, opaque=cfg.opaque))
+    for ccfg in plan.claim.spec.devices.config or []:
+        if not ccfg.requests or any(r in allowed for r in ccfg.requests):
+            entries.append(DeviceAllocationConfiguration(source="FromClaim", requests=ccfg.requests, opaque=ccfg.opaque))
     out = []
     for e in entries:
         if e.requests and all(n in e.requests or b in e.requests for b, n in names):
@@ -92,7 +93,7 @@ def build_node_selector(plan: ClaimPlan, chosen: list[Chosen], node: Node, varia
         binds = bool(ch.pd.device.binds_to_node) and variant is not Variant.STABLE
         if src.node_name or binds:
             if variant is Variant.STABLE and src.node_name:
-                return _pin(Node(metadata={"name": src.node_name}))
+                return _pin(Node(metadata=ObjectMeta(name=src.node_name)))
             return _pin(node)
         sel = src.node_selector
         if sel is None or not sel.node_selector_terms:

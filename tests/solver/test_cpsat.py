@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from dralloc.features import Features
+from dralloc.inventory.problem import build_problem
 from dralloc.io import parse_object
 from dralloc.solver import Status, allocate
 from dralloc.solver.explain import explain
-from dralloc.inventory.problem import build_problem
-from dralloc.features import Features
 
 DRIVER = "driver-a"
 
