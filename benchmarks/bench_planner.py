@@ -28,6 +28,7 @@ from dralloc.planner.firstfit import simulate
 from dralloc.planner.replaysim import simulate_replay
 
 GPU = "a100-40gb"
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 MIX = {"1g.5gb": 45, "2g.10gb": 25, "3g.20gb": 20, "4g.20gb": 5, "7g.40gb": 5}
 
 
@@ -51,6 +52,21 @@ def in_memory(nodes: int, gpus: int) -> ObjectSet:
     return out
 
 
+def write_yaml(out: Path, nodes: int, gpus: int, per_file: int = 100) -> list[Path]:
+    """Cluster in files of ``per_file`` nodes (the loader refuses files over
+    64 MiB; 100 nodes are ~17 MB), plus the demand."""
+    files = []
+    docs = gen.cluster(nodes, GPU, gpus)
+    classes, rest = docs[:3], docs[3:]
+    per = 3 * per_file   # Node + counter slice + device slice per node
+    for i in range(0, len(rest), per):
+        path = out / f"cluster-{i // per:03d}.yaml"
+        path.write_text(yaml.dump_all((classes if i == 0 else []) + rest[i:i + per], Dumper=DUMPER, sort_keys=False))
+        files.append(path)
+    (out / "demand.yaml").write_text(yaml.dump_all(demand_docs(nodes, gpus), Dumper=DUMPER, sort_keys=False))
+    return [*files, out / "demand.yaml"]
+
+
 def demand_docs(nodes: int, gpus: int) -> list[dict[str, object]]:
     return gen.mig_demand(GPU, MIX, load=Fraction(13, 10), nodes=nodes, gpus=gpus, priorities=2)
 
@@ -66,10 +82,10 @@ def bench_fit(nodes: int, gpus: int, yaml_dir: Path | None, workers: int) -> Non
     print(f"fit: {nodes} nodes x {gpus} {GPU}, demand at 130% of compute slices")
     if yaml_dir:
         yaml_dir.mkdir(parents=True, exist_ok=True)
-        timed("write YAML (generator)", lambda: (yaml_dir / "cluster.yaml").write_text(
-            yaml.safe_dump_all(gen.cluster(nodes, GPU, gpus), sort_keys=False)))
-        (yaml_dir / "demand.yaml").write_text(yaml.safe_dump_all(demand_docs(nodes, gpus), sort_keys=False))
-        objs = timed("dralloc.io.load (YAML)", load, [yaml_dir / "cluster.yaml", yaml_dir / "demand.yaml"])
+        files = timed("write YAML (generator, C dumper)", write_yaml, yaml_dir, nodes, gpus)
+        objs = timed("dralloc.io.load (YAML)", load, files)
+        if objs.errors:
+            raise SystemExit("\n".join(map(str, objs.errors[:5])))
     else:
         objs = timed("build objects (in memory)", in_memory, nodes, gpus)
         for d in gen.objects(demand_docs(nodes, gpus)).all():

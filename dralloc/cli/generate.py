@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import yaml
 
@@ -35,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c.add_argument("--nics", type=int, default=0, help="NICs per node")
     c.add_argument("--profiles", help="comma-separated MIG profiles to publish (default: all)")
     c.add_argument("--prefix", default="node")
+    c.add_argument("--out-dir", help="write files of --per-file nodes into this directory instead of stdout "
+                                     "(the loader reads files up to 64 MiB: ~350 nodes of 8 GPUs)")
+    c.add_argument("--per-file", type=int, default=100)
     c.set_defaults(func=run_cluster)
     d = what.add_parser("demand", help="workloads asking for MIG devices")
     d.add_argument("--gpu", default="a100-40gb", choices=sorted(gpu_models()))
@@ -48,14 +52,36 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d.set_defaults(func=run_demand)
 
 
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
 def _emit(docs: list[dict[str, object]]) -> int:
-    yaml.safe_dump_all(docs, sys.stdout, sort_keys=False)
+    yaml.dump_all(docs, sys.stdout, Dumper=DUMPER, sort_keys=False)
+    return 0
+
+
+def _write_dir(docs: list[dict[str, object]], out: str, per_file: int) -> int:
+    if per_file < 1:
+        raise InputError("--per-file must be at least 1")
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    head = [d for d in docs if d["kind"] == "DeviceClass"]
+    rest = [d for d in docs if d["kind"] != "DeviceClass"]
+    starts = [i for i, d in enumerate(rest) if d["kind"] == "Node"] + [len(rest)]
+    chunks = [rest[starts[i]:starts[min(i + per_file, len(starts) - 1)]] for i in range(0, len(starts) - 1, per_file)]
+    (root / "classes.yaml").write_text(yaml.dump_all(head, Dumper=DUMPER, sort_keys=False))
+    for n, chunk in enumerate(chunks):
+        (root / f"nodes-{n:04d}.yaml").write_text(yaml.dump_all(chunk, Dumper=DUMPER, sort_keys=False))
+    print(f"wrote {root}/classes.yaml and {len(chunks)} node files", file=sys.stderr)
     return 0
 
 
 def run_cluster(args: argparse.Namespace) -> int:
     profiles = [p.strip() for p in args.profiles.split(",")] if args.profiles else None
-    return _emit(gen.cluster(args.nodes, args.gpu, args.gpus, args.nics, profiles, args.prefix))
+    docs = gen.cluster(args.nodes, args.gpu, args.gpus, args.nics, profiles, args.prefix)
+    if args.out_dir:
+        return _write_dir(docs, args.out_dir, args.per_file)
+    return _emit(docs)
 
 
 def run_demand(args: argparse.Namespace) -> int:

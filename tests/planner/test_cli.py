@@ -92,3 +92,12 @@ def test_missing_template_and_unknown_template_node(capsys):
 def test_no_demand_is_an_error(capsys):
     assert main(["plan", "fit", str(EXAMPLES / "fit" / "cluster.yaml")]) == 2
     assert "no demand" in capsys.readouterr().err
+
+
+def test_generate_into_a_directory_of_files(tmp_path, capsys):
+    out = tmp_path / "c"
+    assert main(["generate", "cluster", "--nodes", "5", "--gpus", "1", "--out-dir", str(out), "--per-file", "2"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["classes.yaml", "nodes-0000.yaml", "nodes-0001.yaml",
+                                                     "nodes-0002.yaml"]
+    objs = load([out])
+    assert not objs.errors and [n.name for n in objs.nodes] == [f"node-000{i}" for i in range(5)]
