@@ -28,8 +28,7 @@ def run(args: argparse.Namespace) -> int:
         r = check_scenario(sc, args.mode)
         if r.skipped:
             skipped += 1
-            if args.verbose:
-                print(f"SKIP {r.name}: {r.skipped}")
+            print(f"SKIP {r.name}: {r.skipped}")
         elif r.passed:
             passed += 1
             if r.defects:

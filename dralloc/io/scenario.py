@@ -131,7 +131,8 @@ def load_scenarios(paths: list[str | Path]) -> tuple[list[Scenario], list[InputE
         src = "<stdin>" if path is None else str(path)
         try:
             text = path.read_text(encoding="utf-8") if path else ""
-            docs = list(yaml.safe_load_all(text))
+            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~5x faster
+            docs = list(yaml.load_all(text, Loader=loader))  # noqa: S506 - a safe loader
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
             errors.append(InputError(f"cannot read scenario: {e}", source=src))
             continue
