@@ -11,7 +11,6 @@ import pytest
 from dralloc.check import check_scenario
 from tests.scenarios.test_conformance import DEC_ALIASING, FILES, _load
 
-
 # Every upstream case and every third random case keep CI short; the whole
 # corpus passes with `dralloc check --mode first-fit tests/scenarios/conformance`.
 SAMPLE = [f for i, f in enumerate(FILES) if f.parent.name == "upstream" or i % 3 == 0]
