@@ -24,20 +24,22 @@ class Problem:
     plans: list[ClaimPlan]
     selectable: Selectability
     claims: list[ResourceClaim]
+    allocated: list[ResourceClaim]
 
     def has_invalid_pool(self) -> bool:
         return any(p.invalid is not None for p in self.pools)
 
 
 def build_problem(slices: list[ResourceSlice], classes: Iterable[DeviceClass], node: Node,
-                  claims: list[ResourceClaim], allocated: Iterable[ResourceClaim],
+                  claims: list[ResourceClaim], allocated_claims: Iterable[ResourceClaim],
                   features: Features, variant: Variant | None = None) -> Problem:
     """Gather pools, record allocated state, validate the claims. Raises
     :class:`~dralloc.errors.AllocationError` where Kubernetes fails fatally."""
     variant = variant or features.variant()
     pools = gather_pools(slices, node, features, variant)
+    allocated = list(allocated_claims)
     state = AllocatedState.from_claims(allocated, features, variant)
     selectable = Selectability(node, features, variant)
     builder = PlanBuilder({c.name: c for c in classes}, pools, features, variant, selectable, state)
     plans = builder.build(claims)
-    return Problem(node, features, variant, pools, state, plans, selectable, list(claims))
+    return Problem(node, features, variant, pools, state, plans, selectable, list(claims), allocated)

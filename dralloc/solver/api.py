@@ -60,14 +60,16 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
              claims: Iterable[ResourceClaim | str], allocated: Iterable[ResourceClaim] | None = None,
              features: Features | Iterable[str] | None = None, mode: str = "replay",
              variant: Variant | str | None = None, objective: str | None = None,
-             time_limit: float | None = None, share_ids: Callable[[], str] | None = None) -> Outcome:
+             time_limit: float | None = None, share_ids: Callable[[], str] | None = None,
+             verify: bool = True) -> Outcome:
     """Allocate ``claims`` together on ``node``, as the Kubernetes scheduler
     asks its allocator to for the claims of one pod.
 
     ``allocated`` defaults to every claim in ``objects`` that has an
     allocation and is not being allocated. ``mode`` is ``replay`` (the
     Kubernetes search, step by step), ``first-fit`` (the same answer through
-    CP-SAT) or ``optimal`` (CP-SAT with ``objective``)."""
+    CP-SAT) or ``optimal`` (CP-SAT with ``objective``). Every answer is checked
+    by the independent verifier unless ``verify`` is False (``Outcome.verified``)."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     objs = _objects(objects)
@@ -86,10 +88,41 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
         base.error = str(e)
         return base
     if mode == "replay":
-        return run_replay(problem, base, share_ids)
-    from dralloc.solver.cpsat import solve  # OR-Tools only when asked for
+        out = run_replay(problem, base, share_ids)
+    else:
+        from dralloc.solver.cpsat import solve  # OR-Tools only when asked for
 
-    return solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=share_ids)
+        out = solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=share_ids)
+    if verify:
+        check_answer(objs, problem, out)
+    return out
+
+
+def check_answer(objs: ObjectSet, problem: Problem, out: Outcome) -> None:
+    """Check every allocated claim with the independent verifier (no OR-Tools).
+    A CP-SAT answer that breaks a rule is a dralloc bug and says so; a replay
+    answer may break one through a Kubernetes defect it reproduces."""
+    if out.allocations is None or out.status not in (Status.ALLOCATED, Status.PARTIAL):
+        return
+    from dralloc.verify.rules import verify_allocation
+
+    pairs = [(c, a) for c, a in zip(problem.claims, out.allocations, strict=True) if a.devices is not None]
+    findings = verify_allocation(objs.slices, objs.classes, problem.node, [c for c, _ in pairs],
+                                 [a for _, a in pairs], problem.allocated, problem.features,
+                                 problem.variant)
+    errors = [f for f in findings if f.level == "error"]
+    out.verified = not errors
+    out.findings = [str(f) for f in errors]
+    if not errors:
+        return
+    if out.mode != "replay":
+        out.notes.append("the independent verifier rejects this answer: a dralloc bug, please report it")
+        return
+    # replay reproduces Kubernetes, defects included: name the defect that broke the rule
+    from dralloc.defects import EVENT_DEFECT, describe
+
+    named = sorted({EVENT_DEFECT[n] for n in out.notes if n in EVENT_DEFECT})
+    out.defects = [describe(d) for d in named] or ["unexplained: the Kubernetes search broke a rule"]
 
 
 def run_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | None = None) -> Outcome:

@@ -28,6 +28,8 @@ class Outcome:
     defects: list[str] = field(default_factory=list)   # Kubernetes defects that shaped the answer
     notes: list[str] = field(default_factory=list)
     solver: dict[str, object] = field(default_factory=dict)  # CP-SAT status, objective, bound, time
+    verified: bool | None = None       # checked by the independent verifier (None: not checked)
+    findings: list[str] = field(default_factory=list)  # the verifier's error findings
 
     @property
     def ok(self) -> bool:
@@ -47,6 +49,8 @@ class Outcome:
             lines.append(f"  why: {r}")
         for d in self.defects:
             lines.append(f"  defect: {d}")
+        for f in self.findings:
+            lines.append(f"  verifier: {f}")
         if self.steps:
             lines.append(f"  search steps: {self.steps}")
         return "\n".join(lines)
