@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from dralloc.cli.inputs import add_problem_args, problem_from_args
+from dralloc.cli.inputs import add_target_args, problem_from_args
 from dralloc.encoders import encode
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("encode", help="print the CP-SAT model (protobuf text) of an allocation question")
-    add_problem_args(p)
+    add_target_args(p)
     p.add_argument("--stats", action="store_true", help="print model statistics instead of the model")
     p.set_defaults(func=run)
 

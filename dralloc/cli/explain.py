@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from dralloc.cli.inputs import add_problem_args, problem_from_args
+from dralloc.cli.inputs import add_target_args, problem_from_args
 from dralloc.errors import AllocationError
 from dralloc.solver.explain import explain
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("explain", help="explain why claims cannot be allocated on a node (minimal core)")
-    add_problem_args(p)
+    add_target_args(p)
     p.add_argument("--time-limit", type=float, default=10.0, help="seconds per CP-SAT call")
     p.set_defaults(func=run)
 
