@@ -4,6 +4,7 @@ same orders, same quirks, same step count (``allocateOne`` invocations)."""
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -70,6 +71,11 @@ class ReplaySearch:
 
     # ------------------------------------------------------------ search
     def run(self) -> bool:
+        # The search recurses once per device slot, request and claim: give
+        # Python room for many claims allocated together.
+        depth = 4 * (sum(len(pl.slots) + MAX_RESULTS for pl in self.p.plans) + 16)
+        if sys.getrecursionlimit() < depth:
+            sys.setrecursionlimit(depth)
         out = self.allocate_one(0, 0, 0, 0, False, 0)
         if out == MAX:
             raise AllocationError("allocation max size exceeded")
