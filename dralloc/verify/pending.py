@@ -1,13 +1,22 @@
 """Pending pods: why are their claims not allocated, and what would help?
 
-For each pod with unallocated claims, in priority order: the nodes where its
-claims fit now (then the scheduler's answer was a false negative, or the pod
-was not retried yet); whether all pending pods fit together when placed
-jointly (a bounded search over node choices); else the fewest existing
-allocations to move (each moved claim must fit elsewhere); else the reasons,
-per request, from the node that came closest. Every allocation here is the
-Kubernetes search (``allocate(mode="replay")``); work is bounded by a budget
-of allocation calls."""
+For each pod with unallocated claims, in priority order:
+
+* the nodes where its claims fit now with the Kubernetes search
+  (``allocate(mode="replay")``): the scheduler's answer was a false negative,
+  or the pod was not retried since resources were freed;
+* whether it is part of the best joint placement of all pending pods: one
+  CP-SAT model over the pending pods' claims on their candidate nodes,
+  objective ``claims`` (as many pods as possible), existing allocations fixed
+  (:mod:`dralloc.verify.joint`); a pod that the Kubernetes search places
+  nowhere but the joint model places shows an allocation Kubernetes misses;
+* else the fewest existing allocations to move (1, then 2; each moved claim
+  must fit elsewhere), with the Kubernetes search;
+* else, per node, a minimised conflicting set of requirements
+  (:func:`dralloc.solver.explain.explain`) in words.
+
+Allocation calls are bounded by a budget; the joint model and each minimal
+core by a time limit (single-worker CP-SAT, so answers are deterministic)."""
 
 from __future__ import annotations
 
@@ -15,12 +24,20 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
+from dralloc.inventory.problem import build_problem
 from dralloc.models import Node, Pod, ResourceClaim
 from dralloc.solver import Outcome, allocate
 from dralloc.verify.finding import INFO, WARNING, Finding
+from dralloc.verify.joint import Group, JointResult, place_jointly
 from dralloc.verify.rules import with_allocation
 from dralloc.verify.state import ClusterState, pod_key
+
+JOINT_TIME_LIMIT = 10.0      # seconds for the joint placement model
+CORE_TIME_LIMIT = 5.0        # seconds per feasibility test while shrinking a core
+MAX_JOINT_PAIRS = 400        # pod x node pairs in the joint model; beyond, only nodes that fit now
+EXPLAINED_NODES = 3          # nodes explained per pod that fits nowhere
 
 
 @dataclass
@@ -66,77 +83,92 @@ def _order(pods: list[Pod]) -> list[Pod]:
     return sorted(pods, key=lambda p: (-(p.spec.priority or 0), pod_key(p)))
 
 
+@dataclass
+class _Pending:
+    pod: Pod
+    claims: list[ResourceClaim]
+    nodes: list[Node]
+    now: list[str]
+
+
 def analyse_pending(state: ClusterState, features: Features, variant: Variant | None,
                     budget: int = 400) -> tuple[list[Finding], list[dict[str, Any]]]:
     pa = PendingAnalysis(state, features, variant, Budget(budget))
-    pods = _order(state.pending_pods())
     held = state.allocated()
-    joint = _joint(pa, pods, held)
+    todo = []
+    for pod in _order(state.pending_pods()):
+        claims = state.claims_to_place(pod)
+        nodes = pa.nodes(pod)
+        now = [n.name for n in nodes if (o := pa.try_on(n, claims, held)) is not None and o.ok]
+        todo.append(_Pending(pod, claims, nodes, now))
+    joint = _joint(pa, todo, held)
     findings: list[Finding] = []
     entries: list[dict[str, Any]] = []
-    for pod in pods:
-        entry = _one(pa, pod, held, joint)
+    for p in todo:
+        entry = _one(pa, p, held, joint, len(todo))
         entries.append(entry)
-        level = INFO if entry["verdict"] in ("fits-now", "fits-jointly") else WARNING
-        findings.append(Finding(level, "pending", pod_key(pod), entry["message"],
-                                (f"Pod {pod_key(pod)}", *(f"ResourceClaim {c}" for c in entry["claims"])),
+        level = INFO if entry["verdict"] == "fits-now" else WARNING
+        findings.append(Finding(level, "pending", pod_key(p.pod), entry["message"],
+                                (f"Pod {pod_key(p.pod)}", *(f"ResourceClaim {c}" for c in entry["claims"])),
                                 ("spec.resourceClaims",), entry["verdict"]))
+    if len(todo) > 1:
+        findings.append(Finding(INFO, "pending", "", _joint_summary(joint, len(todo))))
     if pa.budget.calls < 0:
         findings.append(Finding(INFO, "pending", "", "the pending-pod analysis ran out of its budget of "
                                 f"{budget} allocation calls; some answers are incomplete"))
     return findings, entries
 
 
-def _joint(pa: PendingAnalysis, pods: list[Pod], held: list[ResourceClaim]) -> dict[str, str]:
-    """A placement of as many pending pods as possible (depth-first over node
-    choices, bounded by the budget): pod key -> node name."""
-    best: dict[str, str] = {}
-
-    def go(i: int, held: list[ResourceClaim], chosen: dict[str, str]) -> bool:
-        nonlocal best
-        if len(chosen) > len(best):
-            best = dict(chosen)
-        if i == len(pods) or len(chosen) + len(pods) - i <= len(best) or pa.budget.calls <= 0:
-            return len(chosen) == len(pods)
-        pod = pods[i]
-        claims = pa.state.claims_to_place(pod)
-        for n in pa.nodes(pod):
-            out = pa.try_on(n, claims, held)
-            if out is None or not out.ok or out.allocations is None:
-                continue
-            placed = [with_allocation(c, a) for c, a in zip(claims, out.allocations, strict=True)]
-            if go(i + 1, held + placed, {**chosen, pod_key(pod): n.name}):
-                return True
-        return go(i + 1, held, chosen)
-
-    go(0, held, {})
-    return best
+def _joint(pa: PendingAnalysis, todo: list[_Pending], held: list[ResourceClaim]) -> JointResult:
+    """The best placement of the pending pods together (CP-SAT, objective:
+    as many pods as possible). Candidate nodes: every node of each pod, or
+    only those where it fits now when that makes too many pairs."""
+    wide = sum(len(p.nodes) for p in todo) <= MAX_JOINT_PAIRS
+    groups = []
+    for p in todo:
+        nodes = tuple(n for n in p.nodes if wide or n.name in p.now)
+        if p.claims and nodes:
+            groups.append(Group(pod_key(p.pod), tuple(p.claims), nodes))
+    hint = {pod_key(p.pod): p.now[0] for p in todo if p.now}
+    return place_jointly(pa.state.objects, groups, held, pa.features, pa.variant,
+                         time_limit=JOINT_TIME_LIMIT, hint=hint)
 
 
-def _one(pa: PendingAnalysis, pod: Pod, held: list[ResourceClaim], joint: dict[str, str]) -> dict[str, Any]:
-    claims = pa.state.claims_to_place(pod)
-    keys = [c.key for c in claims]
-    entry: dict[str, Any] = {"pod": pod_key(pod), "claims": keys}
-    nodes = pa.nodes(pod)
-    now = [n.name for n in nodes if (o := pa.try_on(n, claims, held)) is not None and o.ok]
-    if now:
-        joint_note = "" if pod_key(pod) in joint else "; but not together with the other pending pods"
-        entry.update(verdict="fits-now", nodes=now, message=f"the claims fit now on node(s) "
-                     f"{', '.join(now[:5])}: a false negative of the scheduler, or the pod was not retried "
-                     f"since resources were freed{joint_note}")
+def _joint_summary(joint: JointResult, pods: int) -> str:
+    proven = "proven optimal" if joint.proven else f"not proven optimal: at most {joint.bound}"
+    return (f"joint placement of the {pods} pending pods (CP-SAT, existing allocations kept): "
+            f"{joint.value} placed together ({proven})")
+
+
+def _one(pa: PendingAnalysis, p: _Pending, held: list[ResourceClaim], joint: JointResult,
+         pods: int) -> dict[str, Any]:
+    key = pod_key(p.pod)
+    entry: dict[str, Any] = {"pod": key, "claims": [c.key for c in p.claims]}
+    together = joint.placed.get(key)
+    if p.now:
+        if together is not None:
+            note = f"; node {together} in the best joint placement of the pending pods"
+        else:
+            note = (f"; but not together with the other pending pods (the best joint placement places "
+                    f"{joint.value} of {pods} and leaves this one out)")
+        entry.update(verdict="fits-now", nodes=p.now, joint_node=together,
+                     message=f"the claims fit now on node(s) {', '.join(p.now[:5])}: a false negative of "
+                     f"the scheduler, or the pod was not retried since resources were freed{note}")
         return entry
-    if pod_key(pod) in joint:
-        entry.update(verdict="fits-jointly", nodes=[joint[pod_key(pod)]],
-                     message=f"fits on node {joint[pod_key(pod)]} when the pending pods are placed together")
+    if together is not None:
+        entry.update(verdict="fits-jointly", nodes=[together], joint_node=together,
+                     message=f"the Kubernetes search finds no node, but the claims can be allocated on node "
+                     f"{together} (joint CP-SAT placement of the pending pods; the answer passes the "
+                     f"independent verifier): an allocation the Kubernetes search misses")
         return entry
-    moves = _moves(pa, claims, held, nodes)
+    moves = _moves(pa, p.claims, held, p.nodes)
     if moves is not None:
         node, moved = moves
         entry.update(verdict="fits-after-moves", nodes=[node], moves=moved,
                      message=f"fits on node {node} if {len(moved)} existing allocation(s) move: "
                      + "; ".join(f"{m['claim']} to node {m['to']}" for m in moved))
         return entry
-    entry.update(verdict="does-not-fit", message=_explain(pa, claims, held, nodes))
+    entry.update(verdict="does-not-fit", message=_explain(pa, p.claims, held, p.nodes))
     return entry
 
 
@@ -179,11 +211,29 @@ def _replace(pa: PendingAnalysis, group: list[ResourceClaim], held: list[Resourc
 def _explain(pa: PendingAnalysis, claims: list[ResourceClaim], held: list[ResourceClaim], nodes: list[Node]) -> str:
     if not nodes:
         return "no node is known (the state holds no nodes and no node-local slices)"
-    parts = []
-    for n in nodes[:3]:
-        out = allocate(pa.state.objects, n, claims, allocated=held, features=pa.features,
-                       mode="replay", variant=pa.variant)
-        why = out.error or "; ".join(out.reasons) or "no combination of devices satisfies the constraints"
-        parts.append(f"on node {n.name}: {why}")
-    more = f" (and {len(nodes) - 3} more node(s))" if len(nodes) > 3 else ""
+    parts = [f"on node {n.name}: {_why_not(pa, n, claims, held)}" for n in nodes[:EXPLAINED_NODES]]
+    more = f" (and {len(nodes) - EXPLAINED_NODES} more node(s))" if len(nodes) > EXPLAINED_NODES else ""
     return "does not fit on any node, even after moving up to 2 allocations: " + " | ".join(parts) + more
+
+
+def _why_not(pa: PendingAnalysis, node: Node, claims: list[ResourceClaim], held: list[ResourceClaim]) -> str:
+    """A minimal conflicting set of requirements on ``node``, in words (the
+    per-request candidate counts when no core can be found)."""
+    from dralloc.solver.explain import minimal_core, render
+    from dralloc.solver.explain_counts import candidate_report
+
+    objs = pa.state.objects
+    try:
+        problem = build_problem(objs.slices, objs.classes, node, claims, held, pa.features,
+                                pa.variant or pa.features.variant())
+    except AllocationError as e:
+        return str(e)
+    core = minimal_core(problem, CORE_TIME_LIMIT)
+    counts = "; ".join(candidate_report(problem))
+    if not core:
+        return counts or "no combination of devices satisfies the constraints"
+    words = render(problem, core)
+    tail = f" [{counts}]" if counts else ""
+    if len(words) == 1:
+        return f"{words[0]}, which no choice of devices allows{tail}"
+    return f"these requirements cannot all hold together (a minimal conflicting set): {'; '.join(words)}{tail}"
