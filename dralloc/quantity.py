@@ -13,6 +13,13 @@ form. Parsing follows the grammar of ``k8s.io/apimachinery/pkg/api/resource``::
 
 Kubernetes keeps at most nine fractional decimal digits (nano precision) and
 rounds anything finer *up*; so does this module.
+
+Each quantity also remembers whether Go would hold it as an ``*inf.Dec`` rather
+than an int64 (:attr:`Quantity.inf_dec`). Go's parser takes an int64 fast path
+for most texts and falls back to a heap-allocated decimal for the others; a
+copy of a Go Quantity shares that decimal, and in-place arithmetic on the copy
+changes the original. Only the replay of the Kubernetes allocator uses this
+(see :mod:`dralloc.inventory.capacity`); equality and hashing ignore it.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ _MAX_TEXT = 100
 _MAX_EXPONENT = 1000     # larger decimal exponents are rejected (no real device is that big)
 _MIN_EXPONENT = -200     # smaller ones round up to 1n anyway (the text is at most 100 digits)
 _MAX_BINARY = 2**63 - 1  # Kubernetes caps binary-SI quantities at the largest int64
+_MAX_INT64_DIGITS = 18   # Go's fast path takes at most this many mantissa digits
 
 
 class QuantityError(DrallocError, ValueError):
@@ -69,22 +77,26 @@ def _bad(text: Any, why: str = "") -> QuantityError:
 class Quantity:
     """An exact Kubernetes quantity. Immutable and hashable."""
 
-    __slots__ = ("_value", "_format")
+    __slots__ = ("_value", "_format", "_dec")
 
-    def __init__(self, value: int | Fraction | str | Quantity, fmt: str | None = None) -> None:
+    def __init__(self, value: int | Fraction | str | Quantity, fmt: str | None = None,
+                 *, inf_dec: bool = False) -> None:
         if isinstance(value, Quantity):
             self._value: Fraction = value._value
             self._format: str = fmt or value._format
+            self._dec: bool = value._dec or inf_dec
             return
         if isinstance(value, str):
             parsed = Quantity.parse(value)
             self._value = parsed._value
             self._format = fmt or parsed._format
+            self._dec = parsed._dec or inf_dec
             return
         if isinstance(value, bool) or not isinstance(value, int | Fraction):
             raise QuantityError(f"cannot make a quantity from {type(value).__name__} {value!r}")
         self._value = _round_up_nano(Fraction(value))
         self._format = fmt or DECIMAL_SI
+        self._dec = inf_dec
 
     # ---- construction -------------------------------------------------
     @classmethod
@@ -113,6 +125,7 @@ class Quantity:
         q = cls.__new__(cls)
         q._value = _round_up_nano(value)
         q._format = fmt
+        q._dec = s != "0" and _go_holds_dec(m)
         return q
 
     # ---- accessors ----------------------------------------------------
@@ -124,6 +137,13 @@ class Quantity:
     @property
     def format(self) -> str:
         return self._format
+
+    @property
+    def inf_dec(self) -> bool:
+        """Whether Go holds this value as an ``*inf.Dec`` (shared by copies)
+        rather than an int64. Parsed texts follow Go's parser; computed values
+        are int64 unless built from one that is not."""
+        return self._dec
 
     def ceil(self) -> int:
         """Kubernetes ``Value()``: the value rounded up to an integer."""
@@ -142,15 +162,15 @@ class Quantity:
     def __add__(self, other: object) -> Quantity:
         if not isinstance(other, Quantity):
             return NotImplemented
-        return Quantity(self._value + other._value, self._format)
+        return Quantity(self._value + other._value, self._format, inf_dec=self._dec or other._dec)
 
     def __sub__(self, other: object) -> Quantity:
         if not isinstance(other, Quantity):
             return NotImplemented
-        return Quantity(self._value - other._value, self._format)
+        return Quantity(self._value - other._value, self._format, inf_dec=self._dec or other._dec)
 
     def __neg__(self) -> Quantity:
-        return Quantity(-self._value, self._format)
+        return Quantity(-self._value, self._format, inf_dec=self._dec)
 
     def cmp(self, other: Quantity) -> int:
         return (self._value > other._value) - (self._value < other._value)
@@ -232,6 +252,32 @@ def _value_of(m: re.Match[str], text: Any) -> tuple[Fraction, str]:
             raise _bad(text, f"exponent {exp} is out of range (at most {_MAX_EXPONENT})")
         return num * Fraction(10) ** max(exp, _MIN_EXPONENT), DECIMAL_EXPONENT
     return num * Fraction(10) ** _DECIMAL[suffix], DECIMAL_SI
+
+
+def _go_holds_dec(m: re.Match[str]) -> bool:
+    """Whether Go's ``ParseQuantity`` leaves its int64 fast path for this text.
+
+    The fast path needs: for a binary suffix, no fractional digits and few
+    enough integer digits that ``digits * 2**exp`` surely fits (Ki 11, Mi 8,
+    Gi 5, Ti 2, Pi and Ei none); for a decimal suffix or exponent, at most 18
+    mantissa digits (integer digits without leading zeros, plus every
+    fractional digit) and nothing finer than nano once the fraction is shifted
+    into the exponent. Everything else becomes an ``inf.Dec``."""
+    digits = m.group("num")
+    whole, _, frac = digits.partition(".")
+    whole = whole.lstrip("0") or "0"
+    suffix = m.group("suffix") or ""
+    if suffix in _BINARY:
+        exp = _BINARY[suffix]
+        if frac:
+            return True
+        if 15 - len(whole) - exp * 3 // 10 - 1 < 0:
+            return True
+        return int(whole) << exp > _MAX_BINARY
+    exp = int(suffix[1:]) if suffix[:1] in ("e", "E") and len(suffix) > 1 else _DECIMAL[suffix]
+    if len(whole) + len(frac) > _MAX_INT64_DIGITS:
+        return True
+    return exp - len(frac) < -9
 
 
 def parse_quantity(text: Any, where: str = "") -> Quantity:
