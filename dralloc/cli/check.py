@@ -12,7 +12,7 @@ from dralloc.io.scenario import load_scenarios
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("check", help="run scenario files and compare with their expected answers")
     p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders (recursive)")
-    p.add_argument("--mode", choices=("first-fit", "replay", "optimal"), default="replay",
+    p.add_argument("--mode", choices=("first-fit", "replay", "optimal"), default="first-fit",
                    help="engine to check (default: %(default)s)")
     p.add_argument("-v", "--verbose", action="store_true", help="print passing scenarios too")
     p.set_defaults(func=run)

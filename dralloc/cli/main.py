@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -53,6 +54,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as e:  # a dralloc bug: one line, not a traceback (DRALLOC_DEBUG=1 shows it)
+        if os.environ.get("DRALLOC_DEBUG"):
+            raise
+        print(f"dralloc {args.command}: internal error: {type(e).__name__}: {e} "
+              "(this is a bug in dralloc; rerun with DRALLOC_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

@@ -119,7 +119,8 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
         val = int(solver.ObjectiveValue())
-        report.append({"objective": name, "value": val, "bound": int(solver.BestObjectiveBound()),
+        bound = int(solver.BestObjectiveBound())
+        report.append({"objective": name, "value": val, "bound": bound, "gap": abs(bound - val),
                        "status": solver.StatusName(status)})
         enc.model.Add(expr == val) if status == cp_model.OPTIMAL else None
         hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
