@@ -89,12 +89,12 @@ def _exclusive_across_nodes(model: cp_model.CpModel, nodes: list[_NodeModel]) ->
                 continue
             normal = [v for o, v in uses if not o.spec.admin]
             if normal:
-                u = model.NewBoolVar(f"holds[{nm.node.name}|{pd.label}]")
-                model.AddMaxEquality(u, normal)
+                u = model.new_bool_var(f"holds[{nm.node.name}|{pd.label}]")
+                model.add_max_equality(u, normal)
                 held.setdefault(pd.id, []).append(u)
     for us in held.values():
         if len(us) > 1:
-            model.Add(sum(us) <= 1)
+            model.add(sum(us) <= 1)
 
 
 def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[ResourceClaim],
@@ -114,28 +114,28 @@ def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[Resource
     z: dict[tuple[str, str], cp_model.IntVar] = {}
     for nm in nodes:
         for gkey, idx in nm.slots.items():
-            lit = z[(gkey, nm.node.name)] = model.NewBoolVar(f"z[{gkey}@{nm.node.name}]")
+            lit = z[(gkey, nm.node.name)] = model.new_bool_var(f"z[{gkey}@{nm.node.name}]")
             for c in idx:
-                model.Add(nm.enc.sat[c] == lit)
+                model.add(nm.enc.sat[c] == lit)
     for g in groups:
         lits = [v for (k, _), v in z.items() if k == g.key]
         if lits:
-            model.AddAtMostOne(lits)
+            model.add_at_most_one(lits)
     _exclusive_across_nodes(model, nodes)
     if not z:
         return JointResult("EMPTY", wall_time=time.perf_counter() - t0)
     weight = {g.key: g.weight for g in groups}
-    for (k, n), v in z.items():
+    for (gkey, nname), v in z.items():
         if hint is not None:
-            model.AddHint(v, hint.get(k) == n)
-    model.Maximize(sum(weight[k] * v for (k, _), v in z.items()))
+            model.add_hint(v, hint.get(gkey) == nname)
+    model.maximize(sum(weight[k] * v for (k, _), v in z.items()))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     solver.parameters.max_time_in_seconds = time_limit
-    code = solver.Solve(model)
-    res = JointResult(solver.StatusName(code))
+    code = solver.solve(model)
+    res = JointResult(solver.status_name(code))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        res.bound = int(solver.BestObjectiveBound())
+        res.bound = int(solver.best_objective_bound)
         _decode(res, solver, nodes, z, {g.key: g for g in groups}, objs, allocated, features, var)
     res.wall_time = time.perf_counter() - t0
     return res
@@ -150,7 +150,7 @@ def _decode(res: JointResult, solver: cp_model.CpSolver, nodes: list[_NodeModel]
         out = Outcome(Status.ERROR, "optimal", nm.node.name, [])
         fill(out, nm.enc, *decode(nm.enc, solver, lambda: f"joint-share-{next(counter)}"))
         for gkey, idx in nm.slots.items():
-            if not solver.BooleanValue(z[(gkey, nm.node.name)]):
+            if not solver.boolean_value(z[(gkey, nm.node.name)]):
                 continue
             assert out.allocations is not None
             allocs = [out.allocations[i] for i in idx]
