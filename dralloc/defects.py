@@ -28,6 +28,9 @@ DEFECTS = {d.id: d for d in (
            "one overdrawn counter blocks every counter-consuming device of the pool"),
     Defect("shared-capacity-entry-kept", "T-41",
            "an empty tentative-capacity entry of a shared device is never removed, skipping later counter checks"),
+    Defect("quantity-dec-aliasing", "CC-1/CC-2",
+           "a capacity request Go holds as inf.Dec (e.g. '0.5Gi') is shared by the consumed amount, "
+           "so the over-capacity check adds the device's tentative capacity into the claim's request"),
 )}
 
 # replay event -> defect id
@@ -39,6 +42,7 @@ EVENT_DEFECT = {
     "counter-leak-after-capacity": "counter-leak-on-late-refusal",
     "all-mode-capacity-leak": "counter-leak-on-late-refusal",
     "shared-device-counter-leak": "shared-device-counter-leak",
+    "quantity-dec-aliasing": "quantity-dec-aliasing",
 }
 
 

@@ -13,8 +13,12 @@ from fractions import Fraction
 from dralloc.errors import AllocationError
 from dralloc.features import Variant
 from dralloc.inventory.capacity import (
+    RequestCell,
     UnknownCapacity,
     consumed_from_request,
+    consumed_from_request_live,
+    request_cells,
+    request_over_capacity_live,
     request_over_capacity_ok,
 )
 from dralloc.inventory.pools import DeviceID, PoolDevice
@@ -46,6 +50,7 @@ class Chosen:
     pd: PoolDevice
     share_id: str | None = None
     consumed: dict[str, Quantity] | None = None
+    shared: dict[str, RequestCell] | None = None  # consumed entries that are the request itself (inf.Dec)
 
 
 class ReplaySearch:
@@ -60,6 +65,7 @@ class ReplaySearch:
         self.results: list[list[Chosen]] = [[] for _ in problem.plans]
         self.allocating: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
+        self.cells: dict[tuple[int, int, int], dict[str, RequestCell] | None] = {}
         self.counters = CounterLedger(problem.state)
         self.committed = problem.state.devices  # DC-2's committed half, read on every candidate
         set_mode = self.variant is Variant.EXPERIMENTAL and self.features.list_type_attributes
@@ -77,6 +83,7 @@ class ReplaySearch:
         if sys.getrecursionlimit() < depth:
             sys.setrecursionlimit(depth)
         out = self.allocate_one(0, 0, 0, 0, False, 0)
+        self._settle_shared()
         if out == MAX:
             raise AllocationError("allocation max size exceeded")
         return out == OK
@@ -152,13 +159,33 @@ class ReplaySearch:
         return FAIL
 
     # ------------------------------------------------------------ devices
+    def _cells(self, req: RequestSpec) -> dict[str, RequestCell] | None:
+        """The claim request's capacity requests as Go holds them (None when
+        none is an inf.Dec, so nothing can alias)."""
+        if req.key not in self.cells:
+            self.cells[req.key] = request_cells(req.capacity)
+        return self.cells[req.key]
+
     def _capacity_ok(self, req: RequestSpec, pd: PoolDevice) -> bool:
+        cells = self._cells(req) if req.capacity else None
         try:
+            if cells is not None:
+                return request_over_capacity_live(cells, pd.device.capacity,
+                                                  self.p.state.aggregated.get(pd.id),
+                                                  self.allocating_capacity.get(pd.id))
             return request_over_capacity_ok(req.capacity, pd.device.capacity,
                                             self.p.state.aggregated.get(pd.id),
                                             self.allocating_capacity.get(pd.id))
         except UnknownCapacity:
             return False
+
+    def _settle_shared(self) -> None:
+        """Results that share a request record its final value (Go deep-copies
+        consumedCapacity only when it builds the AllocationResult)."""
+        for res in self.results:
+            for ch in res:
+                if ch.shared and ch.consumed is not None:
+                    ch.consumed = {**ch.consumed, **{k: cell.quantity() for k, cell in ch.shared.items()}}
 
     def device_ok(self, c: int, req: RequestSpec, pd: PoolDevice) -> bool:
         """DC-1..DC-7, in Kubernetes' order (in-use before CEL)."""
@@ -218,7 +245,11 @@ class ReplaySearch:
                 self.events.add("all-mode-capacity-leak")
                 return None
             if multi:
-                chosen.consumed = consumed_from_request(req.capacity, dev.capacity)
+                cells = self._cells(req) if req.capacity else None
+                if cells is not None:
+                    chosen.consumed, chosen.shared = consumed_from_request_live(cells, dev.capacity)
+                else:
+                    chosen.consumed = consumed_from_request(req.capacity, dev.capacity)
                 chosen.share_id = self._new_share_id()
                 tent = self.allocating_capacity.setdefault(pd.id, {})
                 for k, q in chosen.consumed.items():
@@ -241,8 +272,11 @@ class ReplaySearch:
         if multi:
             if chosen.consumed:
                 tent = self.allocating_capacity.get(pd.id, {})
+                shared = chosen.shared or {}
                 for k, q in chosen.consumed.items():
-                    tent[k] = tent.get(k, Fraction(0)) - q.value
+                    # Go subtracts what the result holds now: a shared request may have grown
+                    now = shared[k].value if k in shared else q.value
+                    tent[k] = tent.get(k, Fraction(0)) - now
                 if all(v == 0 for v in tent.values()):
                     self.allocating_capacity.pop(pd.id, None)
             if pd.device.consumes_counters:
@@ -260,4 +294,6 @@ class ReplaySearch:
                     out.add("distinct-attribute-forgets")
                 if isinstance(con, MatchAttribute) and con.narrowed_stale:
                     out.add("match-attribute-stale-intersection")
+        if any(cell.grew for cells in self.cells.values() if cells for cell in cells.values()):
+            out.add("quantity-dec-aliasing")
         return out

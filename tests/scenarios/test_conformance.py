@@ -19,12 +19,9 @@ from dralloc.io.scenario import Scenario, parse_scenario
 HERE = Path(__file__).parent / "conformance"
 FILES = sorted(HERE.glob("*/*.yaml"))
 
-# Kubernetes' answer depends on a Go aliasing defect the replay cannot
-# reproduce yet: calculateConsumedCapacity returns the request's Quantity by
-# value, which shares its inf.Dec with the claim when the text had a fraction
-# ("0.5Gi"); CmpRequestOverCapacity then adds the tentative capacity into it,
-# so the request grows while the search runs. Reproducing it needs Quantity to
-# remember whether Go would hold the value as inf.Dec (see docs/replay.md).
+# Kubernetes' answer here comes from Go's inf.Dec aliasing of a capacity
+# request ("0.5Gi" grows while the search runs; defect quantity-dec-aliasing,
+# docs/replay.md). The replay reproduces it; CP-SAT names it.
 DEC_ALIASING = {
     "rnd-constraints-2103-40", "rnd-mixed-2101-64",
 }
@@ -47,8 +44,6 @@ def test_corpus_is_present() -> None:
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_replay_matches_kubernetes(path: Path) -> None:
     sc = _load(path)
-    if sc.name in DEC_ALIASING:
-        pytest.xfail("Kubernetes' answer comes from inf.Dec aliasing of capacity requests")
     res = check_scenario(sc, "replay")
     if res.skipped:
         pytest.skip(res.skipped)
