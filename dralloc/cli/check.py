@@ -1,11 +1,21 @@
-"""``dralloc check``: run scenario files against their expected answers."""
+"""``dralloc check``: run scenario files against their expected answers.
+
+Scenario files are checked on a local process pool (``--jobs``, default: the
+number of CPUs); results are printed in file order, one line per failure (and
+per skip, with its reason), then ``check: N passed, N failed[, N skipped]``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from dralloc.check import check_scenario
+from dralloc.io.loader import iter_files
 from dralloc.io.scenario import load_scenarios
 
 
@@ -14,36 +24,74 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders (recursive)")
     p.add_argument("--mode", choices=("first-fit", "replay", "optimal"), default="first-fit",
                    help="engine to check (default: %(default)s)")
+    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                   help="scenario files checked in parallel (default: %(default)s)")
     p.add_argument("-v", "--verbose", action="store_true", help="print passing scenarios too")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    scenarios, errors = load_scenarios(args.paths)
-    passed = failed = skipped = via_defect = 0
+@dataclass
+class FileResult:
+    lines: list[str] = field(default_factory=list)
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    via_defect: int = 0
+
+
+def check_file(path: str, mode: str, verbose: bool) -> FileResult:
+    """Check every scenario of one file (runs in a worker process)."""
+    out = FileResult()
+    scenarios, errors = load_scenarios([path])
     for e in errors:
-        print(f"ERROR {e}")
-        failed += 1
+        out.lines.append(f"ERROR {e}")
+        out.failed += 1
     for sc in scenarios:
-        r = check_scenario(sc, args.mode)
+        r = check_scenario(sc, mode)
         if r.skipped:
-            skipped += 1
-            print(f"SKIP {r.name}: {r.skipped}")
+            out.skipped += 1
+            out.lines.append(f"SKIP {r.name}: {r.skipped}")
         elif r.passed:
-            passed += 1
+            out.passed += 1
             if r.defects:
-                via_defect += 1
-                print(f"PASS {r.name} (Kubernetes' answer differs through defect(s): {', '.join(r.defects)})")
-            elif args.verbose:
-                print(f"PASS {r.name}")
+                out.via_defect += 1
+                out.lines.append(f"PASS {r.name} (Kubernetes' answer differs through defect(s): {', '.join(r.defects)})")
+            elif verbose:
+                out.lines.append(f"PASS {r.name}")
         else:
-            failed += 1
-            print(f"FAIL {r.name} ({r.path}): " + "; ".join(r.differences))
-    line = f"check: {passed} passed, {failed} failed"
-    if skipped:
-        line += f", {skipped} skipped"
-    if via_defect:
-        line += f" ({via_defect} passed through a documented Kubernetes defect)"
+            out.failed += 1
+            out.lines.append(f"FAIL {r.name} ({r.path}): " + "; ".join(r.differences))
+    return out
+
+
+def _results(files: list[str], args: argparse.Namespace) -> Iterator[FileResult]:
+    if args.jobs <= 1 or len(files) < 2:
+        for f in files:
+            yield check_file(f, args.mode, args.verbose)
+        return
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        yield from pool.map(check_file, files, [args.mode] * len(files), [args.verbose] * len(files),
+                            chunksize=4)
+
+
+def run(args: argparse.Namespace) -> int:
+    files = [str(f) for f in iter_files(args.paths) if isinstance(f, Path)]
+    if not files:
+        print(f"dralloc check: no scenario files under {' '.join(args.paths)}", file=sys.stderr)
+        return 2
+    total = FileResult()
+    for r in _results(files, args):
+        for line in r.lines:
+            print(line)
+        total.passed += r.passed
+        total.failed += r.failed
+        total.skipped += r.skipped
+        total.via_defect += r.via_defect
+    line = f"check: {total.passed} passed, {total.failed} failed"
+    if total.skipped:
+        line += f", {total.skipped} skipped"
+    if total.via_defect:
+        line += f" ({total.via_defect} passed through a documented Kubernetes defect)"
     print(line)
     sys.stdout.flush()
-    return 0 if failed == 0 else 1
+    return 0 if total.failed == 0 else 1
