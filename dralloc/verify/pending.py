@@ -136,8 +136,9 @@ def _joint(pa: PendingAnalysis, todo: list[_Pending], held: list[ResourceClaim])
 
 def _joint_summary(joint: JointResult, pods: int) -> str:
     proven = "proven optimal" if joint.proven else f"not proven optimal: at most {joint.bound}"
+    notes = "".join(f"; {n}" for n in joint.notes)
     return (f"joint placement of the {pods} pending pods (CP-SAT, existing allocations kept): "
-            f"{joint.value} placed together ({proven})")
+            f"{joint.value} placed together ({proven}){notes}")
 
 
 def _one(pa: PendingAnalysis, p: _Pending, held: list[ResourceClaim], joint: JointResult,
