@@ -31,6 +31,11 @@ def _feasible(enc: Encoding, active: list[str], time_limit: float) -> tuple[bool
 def minimal_core(problem: Problem, time_limit: float = 10.0) -> list[str] | None:
     """Labels of a minimal set of requirements that cannot hold together, or
     None when the claims can be allocated (or the model cannot be built)."""
+    found = core_and_encoding(problem, time_limit)
+    return None if found is None else found[0]
+
+
+def core_and_encoding(problem: Problem, time_limit: float = 10.0) -> tuple[list[str], Encoding] | None:
     try:
         enc = encode(problem, use_assumptions=True)
     except NeedsReplay:
@@ -47,7 +52,7 @@ def minimal_core(problem: Problem, time_limit: float = 10.0) -> list[str] | None
             i += 1
         else:
             core = [c for c in trial if c in sub] if sub else trial
-    return core
+    return core, enc
 
 
 def _holders(problem: Problem, label: str) -> str:
@@ -58,12 +63,30 @@ def _holders(problem: Problem, label: str) -> str:
     return f"; allocated devices in that pool: {', '.join(held)}" if held else ""
 
 
-def render(problem: Problem, core: list[str]) -> list[str]:
+def _request_detail(enc: Encoding, label: str) -> str:
+    """How many devices each alternative of the request can use, and why the others not."""
+    claim_key, _, slot = label.split(" ", 1)[1].rpartition("/")
+    parts = []
+    for o in enc.options.values():
+        plan = enc.problem.plans[o.key[0]]
+        if plan.key != claim_key or plan.slots[o.key[1]].name != slot:
+            continue
+        why = ", ".join(f"{n} {w}" for w, n in sorted(o.excluded.items()))
+        if o.spec.is_all and not o.spec.num_devices:
+            parts.append(f"{o.spec.name} asks for all matching devices, and none match")
+            continue
+        need = f"all {o.spec.num_devices}" if o.spec.is_all else str(o.spec.num_devices)
+        parts.append(f"{o.spec.name} needs {need}, can use {len(o.devices)}" + (f" (excluded: {why})" if why else ""))
+    return "; ".join(parts)
+
+
+def render(problem: Problem, core: list[str], enc: Encoding | None = None) -> list[str]:
     out = []
     for label in core:
         kind = label.split(" ", 1)[0]
         if kind == "request":
-            out.append(f"{label} must be served")
+            detail = _request_detail(enc, label) if enc is not None else ""
+            out.append(f"{label} must be served" + (f": {detail}" if detail else ""))
         elif kind == "counter":
             out.append(f"{label} has too little left for the devices these requests can use{_holders(problem, label)}")
         elif kind == "device":
@@ -82,11 +105,12 @@ def render(problem: Problem, core: list[str]) -> list[str]:
 def explain(problem: Problem, time_limit: float = 10.0) -> list[str]:
     """The explanation in words: the conflicting requirements, then the
     per-request candidate counts."""
-    core = minimal_core(problem, time_limit)
+    found = core_and_encoding(problem, time_limit)
     lines = []
-    if core:
+    if found is not None:
+        core, enc = found
         lines.append("these requirements cannot all hold on node "
                      f"{problem.node.name or '<none>'} (a minimal conflicting set):")
-        lines.extend(f"  - {s}" for s in render(problem, core))
+        lines.extend(f"  - {s}" for s in render(problem, core, enc))
     lines.extend(candidate_report(problem))
     return lines
