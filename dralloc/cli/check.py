@@ -80,13 +80,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"dralloc check: no scenario files under {' '.join(args.paths)}", file=sys.stderr)
         return 2
     total = FileResult()
-    for r in _results(files, args):
+    show = sys.stderr.isatty()
+    for i, r in enumerate(_results(files, args), 1):
+        if show:
+            print(f"\r[{i}/{len(files)}] ", end="", file=sys.stderr, flush=True)
         for line in r.lines:
             print(line)
         total.passed += r.passed
         total.failed += r.failed
         total.skipped += r.skipped
         total.via_defect += r.via_defect
+    if show:
+        print("\r", end="", file=sys.stderr)
     line = f"check: {total.passed} passed, {total.failed} failed"
     if total.skipped:
         line += f", {total.skipped} skipped"
