@@ -42,7 +42,10 @@ def as_set(attr: DeviceAttribute) -> tuple[str, frozenset[object]] | None:
                       ("version", attr.versions)):
         if lst:
             return (kind, frozenset(lst))
-    s = scalar(attr)
-    if s is not None:
-        return (s[0], frozenset([s[1]]))
+    # Scalars in Kubernetes' set order (int, bool, string, version), which
+    # differs from the scalar comparison order above.
+    for kind in ("int", "bool", "string", "version"):
+        value = scalar_of_kind(attr, kind)
+        if value is not None:
+            return (kind, frozenset([value]))
     return None

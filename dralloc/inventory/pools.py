@@ -91,10 +91,17 @@ def _relevant(s: ResourceSlice, node: Node) -> bool:
     return False
 
 
-def _candidates(slices: list[ResourceSlice], node: Node, features: Features) -> list[ResourceSlice]:
-    by_node = [s for s in slices if s.spec.node_name and s.spec.node_name == node.name]
-    shared = [s for s in slices if not s.spec.node_name]
-    out = by_node + shared
+def _candidates(slices: list[ResourceSlice], node: Node, features: Features,
+                variant: Variant) -> list[ResourceSlice]:
+    """PG-1/PG-2. Incubating and experimental bucket slices by nodeName (this
+    node's first, then those without one); stable looks at every slice in
+    input order (V-3)."""
+    if variant is Variant.STABLE:
+        out = list(slices)
+    else:
+        by_node = [s for s in slices if s.spec.node_name and s.spec.node_name == node.name]
+        shared = [s for s in slices if not s.spec.node_name]
+        out = by_node + shared
     if not features.partitionable_devices:
         out = [s for s in out if s.spec.per_device_node_selection is None and not s.spec.shared_counters]
     return out
@@ -108,7 +115,7 @@ class _Entry:
 def _group(slices: list[ResourceSlice], node: Node, features: Features,
            variant: Variant) -> dict[tuple[str, str], _Entry]:
     pools: dict[tuple[str, str], _Entry] = {}
-    for s in _candidates(slices, node, features):
+    for s in _candidates(slices, node, features, variant):
         counters_anyway = (variant is Variant.STABLE and features.partitionable_devices
                            and bool(s.spec.shared_counters))
         if not counters_anyway and not _relevant(s, node):
@@ -176,7 +183,7 @@ def _build(driver: str, name: str, generation: int, kept: list[ResourceSlice],
     if features.partitionable_devices:
         for s in extra:
             (pool.counter_slices if s.spec.shared_counters else pool.nontargeting).append(s)
-    pool.invalid = _validate(pool, features)
+    pool.invalid = _validate(pool, features, variant)
     if pool.invalid is None:
         for cs_slice in pool.counter_slices:
             for cs in cs_slice.spec.shared_counters or []:
@@ -188,7 +195,7 @@ def _build(driver: str, name: str, generation: int, kept: list[ResourceSlice],
     return pool
 
 
-def _validate(pool: Pool, features: Features) -> str | None:
+def _validate(pool: Pool, features: Features, variant: Variant) -> str | None:
     seen: set[str] = set()
     for s in pool.slices:
         for d in s.spec.devices or []:
@@ -203,7 +210,10 @@ def _validate(pool: Pool, features: Features) -> str | None:
             if cs.name in sets:
                 return f"duplicate counter set name {cs.name}"
             sets[cs.name] = set((cs.counters or {}).keys())
-    devices = [d for s in pool.slices for d in s.spec.devices or []] + pool.nontargeting_devices()
+    # Stable checks the consumption of every kept slice's devices, counter-set
+    # slices included; the others only of device slices (PG-12, V-3).
+    checked = pool.counter_slices + pool.slices if variant is Variant.STABLE else pool.slices
+    devices = [d for s in checked for d in s.spec.devices or []] + pool.nontargeting_devices()
     for d in devices:
         for cc in d.consumes_counters or []:
             if cc.counter_set not in sets:

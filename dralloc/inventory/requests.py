@@ -110,12 +110,17 @@ class PlanBuilder:
             raise AllocationError(f"claim {key}, constraint #{i}: empty constraint (unsupported constraint type?)")
         return ClaimPlan(ci, claim, key, slots, constraints)
 
+    def _capacity_gate_checked(self) -> bool:
+        """VR-2: only incubating and experimental reject capacity requests
+        while DRAConsumableCapacity is off; stable never looks at them."""
+        return not self.features.consumable_capacity and self.variant is not Variant.STABLE
+
     def _request(self, ci: int, key: str, ri: int, r: DeviceRequest) -> RequestSlot:
         slot = RequestSlot(r.name)
         if r.first_available:
             if not self.features.prioritized_list:
                 raise AllocationError(f"claim {key}, request {r.name}: has subrequests, but the DRAPrioritizedList feature is disabled")
-            if not self.features.consumable_capacity:
+            if self._capacity_gate_checked():
                 for s in r.first_available:
                     if s.capacity is not None:
                         raise AllocationError(f"claim {key}, subrequest {s.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
@@ -123,7 +128,7 @@ class PlanBuilder:
                 slot.subs.append(self._spec(ci, key, (ci, ri, si), r.name, s))
             return slot
         body = r.exactly or ExactDeviceRequest()
-        if not self.features.consumable_capacity and body.capacity is not None:
+        if self._capacity_gate_checked() and body.capacity is not None:
             raise AllocationError(f"claim {key}, request {r.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
         slot.plain = self._spec(ci, key, (ci, ri, -1), r.name, body)
         return slot

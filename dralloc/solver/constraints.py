@@ -123,7 +123,9 @@ class DistinctAttribute(Constraint):
             return any((o := as_set(v)) is not None and o[0] == s[0] and o[1] & s[1] for v in self.seen.values())
         new = scalar(attr)
         if new is None:
-            return True
+            # Kubernetes rejects a value-less attribute only while comparing it
+            # with a remembered one: with nothing remembered it passes.
+            return bool(self.seen)
         return any(scalar_of_kind(v, new[0]) == new[1] for v in self.seen.values())
 
     def remove(self, base: str, sub: str, pd: PoolDevice) -> None:

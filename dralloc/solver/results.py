@@ -91,8 +91,9 @@ def build_node_selector(plan: ClaimPlan, chosen: list[Chosen], node: Node, varia
     for ch in chosen:
         src = ch.pd.device if ch.pd.slice.spec.per_device_node_selection else ch.pd.slice.spec
         binds = bool(ch.pd.device.binds_to_node) and variant is not Variant.STABLE
-        if src.node_name or binds:
-            if variant is Variant.STABLE and src.node_name:
+        # A set nodeName pins even when empty: Kubernetes tests the pointer (OUT-6).
+        if src.node_name is not None or binds:
+            if variant is Variant.STABLE and src.node_name is not None:
                 return _pin(Node(metadata=ObjectMeta(name=src.node_name)))
             return _pin(node)
         sel = src.node_selector
