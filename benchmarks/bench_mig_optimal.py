@@ -136,6 +136,8 @@ def row(seed: int, nodes: int, time_limit: float) -> str:
     def sl(run: Run) -> int:
         return sum(slices_of(by_key[k]) for k in run.placed)
 
+    if opt.bound is not None:  # CP-SAT's bound, or the trivial one (every claim) when lower
+        opt.bound = min(opt.bound, len(claims))
     gap = (opt.bound - len(opt.placed)) if opt.bound is not None else "-"
     return (f"{seed:>4} {nodes:>5} {len(claims):>6} {asked:>6} | {len(ff.placed):>5} {sl(ff):>6} {ff.seconds:>7.2f} "
             f"| {len(opt.placed):>5} {sl(opt):>6} {opt.bound!s:>5} {gap!s:>3} {opt.status:>8} {opt.seconds:>7.2f} "
