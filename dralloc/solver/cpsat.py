@@ -24,6 +24,7 @@ from dralloc.errors import AllocationError
 from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
 from dralloc.solver.ledger import CounterLedger
+from dralloc.quantity import Quantity
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import Chosen, ReplaySearch, StepLimitReached
 from dralloc.solver.results import build_allocation
@@ -131,8 +132,14 @@ def _wants_optional(objective: str | None) -> bool:
     return objective is None or "claims" in objective.split(",")
 
 
+def _caps(caps: dict[str, Quantity] | None) -> str:
+    return ",".join(f"{k}:{q.value}" for k, q in sorted((caps or {}).items()))
+
+
 def _summary(o: Outcome) -> list[tuple[str, ...]]:
-    return [tuple(f"{r.request}={r.driver}/{r.pool}/{r.device}" for r in (a.devices.results or []))
+    """Per claim: each result's request, device and consumed capacity."""
+    return [tuple(f"{r.request}={r.driver}/{r.pool}/{r.device}[{_caps(r.consumed_capacity)}]"
+                  for r in (a.devices.results or []))
             if a.devices else () for a in o.allocations or []]
 
 
@@ -167,7 +174,7 @@ def compare_with_replay(problem: Problem, out: Outcome) -> None:
 
 def _same(search: ReplaySearch, out: Outcome) -> bool:
     mine = _summary(out)
-    theirs = [tuple(f"{ch.req.name}={ch.pd.label}" for ch in res) for res in search.results]
+    theirs = [tuple(f"{ch.req.name}={ch.pd.label}[{_caps(ch.consumed)}]" for ch in res) for res in search.results]
     return mine == theirs
 
 
