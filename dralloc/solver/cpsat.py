@@ -23,8 +23,8 @@ from dralloc.encoders.model import Encoding, encode
 from dralloc.errors import AllocationError
 from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
-from dralloc.solver.ledger import CounterLedger
 from dralloc.quantity import Quantity
+from dralloc.solver.ledger import CounterLedger
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import Chosen, ReplaySearch, StepLimitReached
 from dralloc.solver.results import build_allocation
