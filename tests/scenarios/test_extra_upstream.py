@@ -1,0 +1,55 @@
+"""Upstream allocator test cases missing from the conformance corpus,
+translated from the Go test table (answers and allocateOne counts as the Go
+test pins them). Each runs in replay (answer and steps, incubating and
+stable where pinned) and in CP-SAT first-fit (answer)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dralloc.check import check_scenario, run_scenario
+from dralloc.features import Variant
+from dralloc.io.scenario import Scenario, parse_scenario
+
+FILES = sorted((Path(__file__).parent / "extra").glob("*.yaml"))
+_STEPS = re.compile(r"allocateOne invocations \((\d+)(?:; (\d+) for the stable allocator)?\)")
+
+
+def _load(path: Path) -> Scenario:
+    return parse_scenario(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+
+
+def test_extra_cases_present() -> None:
+    assert {p.stem for p in FILES} >= {"prioritized-list-max-allocation-allocation-mode-all",
+                                       "check-combinations-with-prioritized-list",
+                                       "check-combinations-with-backtracking"}
+
+
+@pytest.mark.parametrize("mode", ["replay", "first-fit"])
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_extra_case_matches_kubernetes(path: Path, mode: str) -> None:
+    res = check_scenario(_load(path), mode)
+    assert res.passed, "\n".join(res.differences)
+
+
+def _step_cases() -> list[tuple[Path, str, int]]:
+    out = []
+    for f in FILES:
+        m = _STEPS.search(" ".join(f.read_text(encoding="utf-8").split()))
+        if m:
+            out.append((f, "incubating", int(m.group(1))))
+            if m.group(2):
+                out.append((f, "stable", int(m.group(2))))
+    return out
+
+
+@pytest.mark.parametrize(("path", "variant", "steps"), _step_cases(),
+                         ids=lambda v: v.stem if isinstance(v, Path) else str(v))
+def test_extra_case_search_steps(path: Path, variant: str, steps: int) -> None:
+    sc = _load(path)
+    sc.variant = Variant(variant).value
+    assert run_scenario(sc, "replay").steps == steps
