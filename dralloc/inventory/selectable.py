@@ -71,8 +71,8 @@ class Selectability:
         try:
             return node_matches(self.node, d.node_name or "", d.all_nodes or False, d.node_selector)
         except NodeSelectorError as e:
-            raise AllocationError(f"failed to perform node selection for device {pd.label}: "
-                                  f"failed to parse node selector: {e}") from None
+            # Kubernetes returns the parse error as is here (no device or slice named)
+            raise AllocationError(f"failed to parse node selector of device {pd.label}: {e}") from None
 
     def _selectors(self, pd: PoolDevice, owner: str, exprs: list[str], kind: str) -> bool:
         for i, expr in enumerate(exprs):
