@@ -46,6 +46,10 @@ _RE = re.compile(
     r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$"
 )
 _NANO = Fraction(1, 10**9)
+# Parsed texts, shared: a cluster repeats the same few counter and capacity
+# values hundreds of thousands of times.
+_PARSED: dict[str, Quantity] = {}
+_PARSED_MAX = 100_000
 _MAX_TEXT = 100
 _MAX_EXPONENT = 1000     # larger decimal exponents are rejected (no real device is that big)
 _MIN_EXPONENT = -200     # smaller ones round up to 1n anyway (the text is at most 100 digits)
@@ -113,6 +117,16 @@ class Quantity:
             text = repr(text)
         if not isinstance(text, str):
             raise QuantityError(f"quantity must be a string, not {type(text).__name__}")
+        cached = _PARSED.get(text)
+        if cached is not None:
+            return cached
+        q = cls._parse_text(text)
+        if len(_PARSED) < _PARSED_MAX:  # quantities are immutable: share them
+            _PARSED[text] = q
+        return q
+
+    @classmethod
+    def _parse_text(cls, text: str) -> Quantity:
         s = text.strip()
         if not s:
             raise _bad(text, "a quantity cannot be empty")

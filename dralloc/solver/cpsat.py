@@ -161,6 +161,16 @@ def compare_with_replay(problem: Problem, out: Outcome) -> None:
             out.status, out.error, out.allocations = Status.ERROR, str(e), None
         return
     out.steps = search.steps
+    if found:
+        try:  # Kubernetes builds its results (node selectors) only after the search
+            for plan in problem.plans:
+                build_allocation(plan, search.results[plan.index], search.selected, problem.node,
+                                 problem.features, problem.variant)
+        except AllocationError as e:
+            if out.status is not Status.ERROR:
+                out.notes.append(f"CP-SAT alone: {out.status.value}; Kubernetes fails building its result")
+                out.status, out.error, out.allocations = Status.ERROR, str(e), None
+            return
     replay_alloc = found and out.status is Status.ALLOCATED and _same(search, out)
     if replay_alloc or (not found and out.status is not Status.ALLOCATED):
         return
