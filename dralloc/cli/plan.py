@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--workers", type=int, default=2, help="CP-SAT workers and sweep processes")
     p.add_argument("--scheduler", help="run sweeps on this Dask scheduler (tcp://host:port)")
     p.add_argument("-o", "--output", choices=("table", "yaml", "json"), default="table")
-    p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, ...)")
+    p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, PREFIX-utilisation.png, PREFIX-occupancy.png)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
     p.set_defaults(func=run)
 
@@ -70,6 +70,8 @@ def _pictures(args: argparse.Namespace, answers: list[Answer]) -> None:
     from dralloc.planner import plots
 
     prefix = Path(args.png)
+    if prefix.suffix == ".png":  # "report.png" -> report-compare.png, report-occupancy.png, ...
+        prefix = prefix.with_suffix("")
     plots.compare(answers, f"{prefix}-compare.png")
     a = answers[0]
     util = a.detail.get("utilisation")

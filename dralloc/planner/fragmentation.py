@@ -118,7 +118,8 @@ def fragmentation(cluster: Cluster, empty: Cluster, time_limit: float | None = N
     best = repack(cluster, empty, time_limit, workers)
     ans = Answer("fragmentation",
                  {"unitsInUse": in_use, "unitsWithStrandedCapacity": sum(1 for r in units if r["stranded"])},
-                 {**best, "unitsFreed": in_use - best["units"] if best["units"] is not None else None})
+                 {**best, "unitsInUse": best["units"],
+                  "unitsFreed": in_use - best["units"] if best["units"] is not None else None})
     ans.gap = ans.optimal["unitsFreed"]
     ans.detail = {"units": units, "utilisation": {k: str(v) for k, v in util.items()}}
     return ans
