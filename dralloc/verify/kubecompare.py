@@ -119,7 +119,10 @@ def _difference(state: ClusterState, u: Unit, held: list[ResourceClaim], actual:
     keys = [c.key for c in u.claims]
     rules = sorted({r for k in keys for r in broken.get(k, set()) if r in DEFECT_BY_RULE})
     if rules:
-        detail = "Kubernetes defect: " + "; ".join(DEFECT_BY_RULE[r] for r in rules)
+        detail = ("Kubernetes defect: " + "; ".join(DEFECT_BY_RULE[r] for r in rules)
+                  + " (the answer breaks that rule the way the defect does; the replayed allocator "
+                    "(today's, its defects included) answers otherwise, so an allocator version with "
+                    "that defect or a different allocation order produced it)")
     else:
         detail = "unexplained"
         for f, v in _alternatives(features):
