@@ -46,7 +46,8 @@ def register(sub: Any) -> None:
                    help="replay: Kubernetes' search step by step; first-fit: the same answer via CP-SAT; "
                         "optimal: CP-SAT with --objective (default: first-fit, replay without OR-Tools)")
     p.add_argument("--objective", help="optimal mode: comma-separated objectives, in priority order")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS", help="CP-SAT time limit")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout")
     p.add_argument("-o", "--output", choices=("yaml", "json", "table"), default="yaml", help="output format")
     p.add_argument("--explain", action="store_true",
                    help="also print how the answer was reached (search steps, reasons) on stderr")

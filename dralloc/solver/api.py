@@ -88,7 +88,7 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
         base.error = str(e)
         return base
     if mode == "replay":
-        out = run_replay(problem, base, share_ids)
+        out = run_replay(problem, base, share_ids, time_limit)
     else:
         from dralloc.solver.cpsat import solve  # OR-Tools only when asked for
 
@@ -125,8 +125,11 @@ def check_answer(objs: ObjectSet, problem: Problem, out: Outcome) -> None:
     out.defects = [describe(d) for d in named] or ["unexplained: the Kubernetes search broke a rule"]
 
 
-def run_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | None = None) -> Outcome:
-    search = ReplaySearch(problem, share_ids=share_ids)
+def run_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | None = None,
+               time_limit: float | None = None) -> Outcome:
+    """The Kubernetes search; ``time_limit`` acts like the scheduler's filter
+    timeout (error ``filter operation aborted: context deadline exceeded``)."""
+    search = ReplaySearch(problem, share_ids=share_ids, time_limit=time_limit)
     try:
         found = search.run()
         out.steps = search.steps

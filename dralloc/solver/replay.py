@@ -5,6 +5,7 @@ same orders, same quirks, same step count (``allocateOne`` invocations)."""
 from __future__ import annotations
 
 import sys
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,8 +56,11 @@ class Chosen:
 
 class ReplaySearch:
     def __init__(self, problem: Problem, step_limit: int | None = None,
-                 share_ids: Callable[[], str] | None = None) -> None:
+                 share_ids: Callable[[], str] | None = None, time_limit: float | None = None) -> None:
         self.p = problem
+        # Kubernetes' only effort limit is the scheduler's context: a deadline
+        # checked on every allocateOne entry (checked here every 1,024 steps).
+        self.deadline = None if time_limit is None else time.monotonic() + time_limit
         self.variant = problem.variant
         self.features = problem.features
         self.multi_ok = self.features.consumable_capacity and self.variant is not Variant.STABLE
@@ -92,6 +96,8 @@ class ReplaySearch:
         self.steps += 1
         if self.step_limit is not None and self.steps > self.step_limit:
             raise StepLimitReached(self.steps)
+        if self.deadline is not None and not self.steps & 1023 and time.monotonic() > self.deadline:
+            raise AllocationError("filter operation aborted: context deadline exceeded")
         plans = self.p.plans
         if c == len(plans):
             return OK

@@ -89,3 +89,12 @@ def test_explain_names_the_counter() -> None:
     text = "\n".join(explain(p))
     assert "counter driver-a/p/set/mem" in text
     assert "request default/claim/r must be served" in text
+
+
+def test_replay_time_limit_aborts_like_the_scheduler_context() -> None:
+    objs, claim = trap(40)  # an exponential search for Kubernetes
+    out = allocate(objs, "node-1", [claim], allocated=[], features=["DRAPartitionableDevices"],
+                   mode="replay", time_limit=0.2)
+    assert out.status is Status.ERROR
+    assert out.error == "filter operation aborted: context deadline exceeded"
+    assert out.steps > 1000
