@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from dralloc.cli.inputs import add_target_args, resolve
+from dralloc.errors import InputError
 from dralloc.models import ResourceClaim
 from dralloc.solver.api import MODES, allocate
 from dralloc.solver.outcome import Outcome, Status
@@ -48,6 +49,8 @@ def register(sub: Any) -> None:
     p.add_argument("--objective", help="optimal mode: comma-separated objectives, in priority order")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout")
+    p.add_argument("--all-nodes", action="store_true",
+                   help="try every Node in the files (as the scheduler's filter does) and print one line per node")
     p.add_argument("-o", "--output", choices=("yaml", "json", "table"), default="yaml", help="output format")
     p.add_argument("--explain", action="store_true",
                    help="also print how the answer was reached (search steps, reasons) on stderr")
@@ -90,7 +93,33 @@ def _print(claims: list[ResourceClaim], out: Outcome, fmt: str) -> None:
         print(yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False), end="")
 
 
+def run_all_nodes(args: argparse.Namespace) -> int:
+    """One line per Node: can the claims be allocated there, and on what."""
+    objs, _, claims, features = resolve(args)
+    if not objs.nodes:
+        raise InputError("--all-nodes needs Node objects in the files")
+    mode = args.mode or default_mode()
+    rows = [("NODE", "RESULT", "DEVICES")]
+    fits = 0
+    for node in sorted(objs.nodes, key=lambda n: n.name):
+        out = allocate(objs, node, claims, features=features, mode=mode, time_limit=args.time_limit)
+        if out.status is Status.ALLOCATED:
+            fits += 1
+            devs = [f"{r.request}={r.pool}/{r.device}" for a in out.allocations or []
+                    for r in (a.devices.results if a.devices and a.devices.results else [])]
+            rows.append((node.name, "fits", ", ".join(devs) or "-"))
+        else:
+            rows.append((node.name, out.status.value, out.error or "-"))
+    widths = [max(len(r[i]) for r in rows) for i in range(2)]
+    for r in rows:
+        print(f"{r[0].ljust(widths[0])}  {r[1].ljust(widths[1])}  {r[2]}".rstrip())
+    print(f"{fits} of {len(objs.nodes)} node(s) fit {', '.join(c.key for c in claims)}")
+    return EXIT_OK if fits else EXIT_UNSATISFIABLE
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.all_nodes:
+        return run_all_nodes(args)
     objs, node, claims, features = resolve(args)
     mode = args.mode or default_mode()
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,

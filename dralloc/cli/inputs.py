@@ -137,7 +137,10 @@ def resolve(args: argparse.Namespace) -> tuple[ObjectSet, Node, list[ResourceCla
         raise objs.errors[0]
     features = parse_features(args.features or ",".join(DEFAULT_GATES))
     pod = _find_pod(objs, args.pod) if args.pod else None
-    node = _node(objs, args.node, pod)
+    if getattr(args, "all_nodes", False):
+        node = Node(metadata=ObjectMeta(name=""))  # the caller tries every Node
+    else:
+        node = _node(objs, args.node, pod)
     if pod is not None:
         claims = pod_claims(objs, pod)
     elif args.claim:

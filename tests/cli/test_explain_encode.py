@@ -35,3 +35,17 @@ def test_encode_prints_readable_variables(capsys: pytest.CaptureFixture[str]) ->
 def test_explain_reports_a_fatal_error_in_words(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", str(CORPUS / "unknown-constraint.yaml")]) == 1
     assert "fails before searching" in capsys.readouterr().out
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_allocate_on_all_nodes_lists_each_node(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["allocate", str(EXAMPLES / "verify" / "cluster.yaml"), "--pod", "ml/train-d-pod",
+                 "--all-nodes"]) == 1
+    out = capsys.readouterr().out
+    assert "node-1  unsatisfiable" in out and "node-2  unsatisfiable" in out
+    assert "0 of 2 node(s) fit ml/train-d" in out
+    assert main(["allocate", str(EXAMPLES / "quickstart" / "mig-a100.yaml"), "--all-nodes"]) == 0
+    out = capsys.readouterr().out
+    assert "gpu-node-1  fits" in out and "1 of 1 node(s) fit default/training" in out
