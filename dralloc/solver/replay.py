@@ -52,6 +52,7 @@ class Chosen:
     share_id: str | None = None
     consumed: dict[str, Quantity] | None = None
     shared: dict[str, RequestCell] | None = None  # consumed entries that are the request itself (inf.Dec)
+    counted: bool = False  # its counters were added to the ledger
 
 
 class ReplaySearch:
@@ -244,7 +245,7 @@ class ReplaySearch:
         self.allocating.setdefault(pd.id, set())
         if not multi:
             self.allocating[pd.id].add(c)
-        chosen = Chosen(req, pd)
+        chosen = Chosen(req, pd, counted=counted)
         if self.multi_ok:
             if not self._capacity_ok(req, pd):
                 self._leak(counted, "capacity")
@@ -285,7 +286,7 @@ class ReplaySearch:
                     tent[k] = tent.get(k, Fraction(0)) - now
                 if all(v == 0 for v in tent.values()):
                     self.allocating_capacity.pop(pd.id, None)
-            if pd.device.consumes_counters:
+            if chosen.counted:  # the first share's counters are not returned (T-12)
                 self.events.add("shared-device-counter-leak")
         elif self.features.partitionable_devices and pd.device.consumes_counters:
             self.counters.release(pd)
