@@ -17,6 +17,11 @@ The translation gives each tree with more than one device a counter set:
   ``a`` itself consumes n, so ``a`` and anything below it never fit together
   while the devices below fit among themselves.
 
+A tree with more than 32 counters (v1's limit per set) is split over several
+sets (:func:`dralloc.formats.counter_split.split_tree`): the top of the tree
+in one, each subtree below it in another, so that every device consumes from
+at most 2 sets; a device that would need more is an error naming it.
+
 Allocating a set of devices then fits the counters exactly when the draft's
 rule allows it (tests/formats check this on generated trees)."""
 
@@ -28,12 +33,14 @@ import networkx as nx
 
 from dralloc.formats.common import Namer, Translation, c_identifier, dns_label, normalize_version
 from dralloc.formats.composite_parse import CompositeSlice
+from dralloc.formats.counter_split import check_spans, split_tree
 from dralloc.quantity import Quantity
 
 MAX_SETS_PER_SLICE = 8
 MAX_DEVICES_WITH_COUNTERS = 64
 MAX_DEVICES = 128
 MAX_COUNTERS = 32
+MAX_CONSUMED_COUNTERS_PER_SLICE = 2048
 EXCLUSIVE = None  # the capacity key of an exclusivity counter
 
 
@@ -95,37 +102,56 @@ def _consumption(s: CompositeSlice, g: Any, name: str, names: _Names, root: str)
     return out
 
 
-def _counter_set(s: CompositeSlice, g: Any, root: str, names: _Names) -> dict[str, Any]:
-    """The counters of one tree: every consumed capacity of every source, and
-    one exclusivity counter per source."""
+def _owned(s: CompositeSlice, g: Any, root: str, names: _Names) -> dict[str, dict[str, str]]:
+    """The counters of one tree by the device that holds them: every consumed
+    capacity of every source, and one exclusivity counter per source."""
     devs = s.by_name
-    counters: dict[str, Any] = {}
+    out: dict[str, dict[str, str]] = {}
     for a in [root, *nx.descendants(g, root)]:
         below = nx.descendants(g, a)
         if not below:
             continue
+        mine = out.setdefault(a, {})
         for c, q in devs[a].capacity.items():
             if any(devs[b].capacity.get(c) is not None and devs[b].capacity[c].value != 0 for b in below):
-                counters[names.counter(root, a, c)] = {"value": q.canonical()}
-        counters[names.counter(root, a, EXCLUSIVE)] = {"value": str(len(below))}
-    return {"name": names.counter_set(root), "counters": counters}
+                mine[names.counter(root, a, c)] = q.canonical()
+        mine[names.counter(root, a, EXCLUSIVE)] = str(len(below))
+    return out
 
 
-def _device(s: CompositeSlice, dev: Any, g: Any, names: _Names, roots: dict[str, str],
-            tr: Translation) -> dict[str, Any]:
+def _tree_sets(s: CompositeSlice, g: Any, root: str, names: _Names, owned: dict[str, dict[str, str]],
+               cons: dict[str, dict[str, Quantity]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The counter sets of one tree (split when it has more than
+    MAX_COUNTERS counters) and the set of every counter; an error names a
+    device that would need more than 2 sets."""
+    children = {n: [c for c in (d.name for d in s.devices) if g.has_edge(n, c)] for n in owned}
+    parts = split_tree(root, children, {n: list(c) for n, c in owned.items()}, MAX_COUNTERS)
+    value = {k: v for c in owned.values() for k, v in c.items()}
+    base = names.counter_set(root)
+    sets: list[dict[str, Any]] = []
+    where: dict[str, str] = {}
+    for i, part in enumerate(parts):
+        name = base if i == 0 else names.counter_set(f"{root}-{i + 1}")
+        sets.append({"name": name, "counters": {k: {"value": value[k]} for k in part}})
+        where.update((k, name) for k in part)
+    if len(parts) > 1:
+        members = [d for d in s.devices if d.name in cons]
+        check_spans(parts, {d.name: list(cons[d.name]) for d in members}, MAX_COUNTERS,
+                    source=s.where, obj=s.obj, fields={d.name: f"{d.path}.consumesCapacityFrom" for d in members})
+    return sets, where
+
+
+def _device(dev: Any, names: _Names, cons: dict[str, Quantity] | None, where: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {"name": names.device(dev.name)}
     if dev.attributes:
         out["attributes"] = _attributes(dev.attributes, names)
     if dev.capacity:
         out["capacity"] = {names.cap(k): {"value": q.canonical()} for k, q in dev.capacity.items()}
-    root = roots[dev.name]
-    if g.out_degree(root) > 0:
-        cons = _consumption(s, g, dev.name, names, root)
-        if len(cons) > MAX_COUNTERS:
-            tr.notes.append(f"{s.where}: {s.obj}: device {dev.name!r} consumes {len(cons)} counters; "
-                            f"v1 allows {MAX_COUNTERS} per counter set, so the API server would reject it")
-        out["consumesCounters"] = [{"counterSet": names.counter_set(root),
-                                    "counters": {k: {"value": q.canonical()} for k, q in cons.items()}}]
+    if cons is not None:
+        by_set: dict[str, dict[str, Any]] = {}
+        for k, q in cons.items():
+            by_set.setdefault(where[k], {})[k] = {"value": q.canonical()}
+        out["consumesCounters"] = [{"counterSet": cs, "counters": c} for cs, c in by_set.items()]
     return out
 
 
@@ -149,25 +175,51 @@ def translate_slice(s: CompositeSlice, tr: Translation) -> list[dict[str, Any]]:
     g = s.graph
     names = _Names(s, tr.notes)
     roots = _roots(g)
-    sets = [_counter_set(s, g, r, names) for r in (d.name for d in s.devices)
-            if roots[r] == r and g.out_degree(r) > 0]
-    for cs in sets:
-        if len(cs["counters"]) > MAX_COUNTERS:
-            tr.notes.append(f"{s.where}: {s.obj}: counter set {cs['name']!r} has {len(cs['counters'])} "
-                            f"counters; v1 allows {MAX_COUNTERS}, so the API server would reject it")
-    devices = [_device(s, d, g, names, roots, tr) for d in s.devices]
-    base = dns_label(s.name)
+    owned = {r: _owned(s, g, r, names) for r in (d.name for d in s.devices) if roots[r] == r}  # names first
+    cons = {d.name: _consumption(s, g, d.name, names, roots[d.name]) for d in s.devices
+            if g.out_degree(roots[d.name]) > 0}
+    sets: list[dict[str, Any]] = []
+    where: dict[str, str] = {}
+    for r in (d.name for d in s.devices):
+        if roots[r] == r and g.out_degree(r) > 0:
+            tree_cons = {m: c for m, c in cons.items() if roots[m] == r}
+            tree_sets, tree_where = _tree_sets(s, g, r, names, owned[r], tree_cons)
+            if len(tree_sets) > 1:
+                tr.notes.append(f"{s.where}: {s.obj}: the counters of tree {r!r} are split over counter sets "
+                                f"{', '.join(repr(t['name']) for t in tree_sets)} (v1 allows {MAX_COUNTERS} "
+                                "counters per set)")
+            sets.extend(tree_sets)
+            where.update(tree_where)
+    devices = [_device(d, names, cons.get(d.name), where) for d in s.devices]
+    return slice_docs(s, dns_label(s.name), sets, devices)
+
+
+def slice_docs(s: Any, base: str, sets: list[dict[str, Any]], devices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Counter sets (8 per slice) in ``<base>-counters``, ``-counters-2``...;
+    devices in ``<base>``, ``<base>-2``... (64 per slice with counters, 128
+    without, and at most 2048 consumed counters per slice)."""
     docs = []
-    set_chunks = _chunks(sets, MAX_SETS_PER_SLICE) if sets else []
-    for k, chunk in enumerate(set_chunks):
+    for k, chunk in enumerate(_chunks(sets, MAX_SETS_PER_SLICE) if sets else []):
         docs.append(_slice_doc(s, f"{base}-counters" + (f"-{k + 1}" if k else ""), {"sharedCounters": chunk}))
-    size = MAX_DEVICES_WITH_COUNTERS if sets else MAX_DEVICES
-    for k, dchunk in enumerate(_chunks(devices, size)):
+    for k, dchunk in enumerate(_device_chunks(devices, MAX_DEVICES_WITH_COUNTERS if sets else MAX_DEVICES)):
         docs.append(_slice_doc(s, base + (f"-{k + 1}" if k else ""), {"devices": dchunk}))
     return docs
 
 
-def _slice_doc(s: CompositeSlice, name: str, body: dict[str, Any]) -> dict[str, Any]:
+def _device_chunks(devices: list[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:
+    out: list[list[dict[str, Any]]] = [[]]
+    used = 0
+    for d in devices:
+        n = sum(len(c["counters"]) for c in d.get("consumesCounters", []))
+        if len(out[-1]) >= size or used + n > MAX_CONSUMED_COUNTERS_PER_SLICE:
+            out.append([])
+            used = 0
+        out[-1].append(d)
+        used += n
+    return out
+
+
+def _slice_doc(s: Any, name: str, body: dict[str, Any]) -> dict[str, Any]:
     spec: dict[str, Any] = {"driver": s.driver,
                             "pool": {"name": s.pool, "generation": s.generation, "resourceSliceCount": 1}}
     spec.update(s.placement)
