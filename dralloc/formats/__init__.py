@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dralloc.errors import InputError
+from dralloc.formats.capacity_pools import is_pools_document, parse_pools, translate_pools
 from dralloc.formats.common import Translation
 from dralloc.formats.composite import set_slice_counts, translate_slice
 from dralloc.formats.composite_parse import (
@@ -29,6 +30,7 @@ from dralloc.formats.composite_parse import (
     is_fragment,
     parse_composite,
 )
+from dralloc.formats.evolution import is_evolution_pool, translate_evolution_pool
 from dralloc.formats.k8srm import is_prototype_pod, translate_prototype
 from dralloc.formats.k8srm_pools import is_prototype
 from dralloc.io.loader import ObjectSet, RawDocument, iter_files, parse_object, read_documents
@@ -43,18 +45,29 @@ FEATURES = ("DRAPartitionableDevices", "DRAPrioritizedList", "DRAAdminAccess", "
 
 
 def detect_format(doc: Any) -> str:
-    """``composite``, ``k8srm`` or ``v1`` (everything else, left to the loader)."""
+    """``capacity-pools``, ``composite``, ``dra-evolution``, ``k8srm`` or ``v1``
+    (everything else, left to the loader)."""
+    if is_pools_document(doc):
+        return "capacity-pools"
     if is_composite_slice(doc) or is_fragment(doc):
         return "composite"
     if is_prototype(doc) or is_prototype_pod(doc):
         return "k8srm"
+    if is_evolution_pool(doc):
+        return "dra-evolution"
     return "v1"
 
 
 def _raw(docs: Iterable[RawDocument | Any]) -> list[RawDocument]:
-    out = []
+    """Raw documents; a document that is a bare YAML list of objects (as the
+    dra-evolution DGX data is written) is read item by item."""
+    out: list[RawDocument] = []
     for i, d in enumerate(docs):
-        out.append(d if isinstance(d, RawDocument) else RawDocument(f"document {i}", i, d))
+        r = d if isinstance(d, RawDocument) else RawDocument(f"document {i}", i, d)
+        if isinstance(r.data, list) and r.data and all(isinstance(x, dict) and "kind" in x for x in r.data):
+            out.extend(RawDocument(r.source, r.index, x, j) for j, x in enumerate(r.data))
+        else:
+            out.append(r)
     return out
 
 
@@ -66,17 +79,22 @@ def _composite(docs: list[RawDocument], driver: str, pool: str | None, node: str
     fragments = 0
     for d in docs:
         defaults = {"driver": driver, "node": node, "pool": pool or node}
-        if is_fragment(d.data):
+        if is_fragment(d.data) or (is_pools_document(d.data) and "kind" not in d.data):
             fragments += 1
             if fragments > 1:
                 defaults["pool"] = f"{defaults['pool']}-{fragments}"
-        try:
-            s = parse_composite(d.data, d.where, defaults)
-        except MissingReference as e:
-            raise cross_slice_hint(e, [(w, n) for w, n in known if w != d.where]) from None
+        if is_pools_document(d.data):
+            p = parse_pools(d.data, d.where, defaults)
+            s, produced = p.header, translate_pools(p, tr)
+        else:
+            try:
+                s = parse_composite(d.data, d.where, defaults)
+            except MissingReference as e:
+                raise cross_slice_hint(e, [(w, n) for w, n in known if w != d.where]) from None
+            produced = translate_slice(s, tr)
         count, read = declared.get((s.driver, s.pool), (s.slice_count, 0))
         declared[(s.driver, s.pool)] = (count, read + 1)
-        out.extend((d.where, x) for x in translate_slice(s, tr))
+        out.extend((d.where, x) for x in produced)
     set_slice_counts([x for _, x in out], declared)
     return out
 
@@ -91,7 +109,10 @@ def translate(docs: Iterable[RawDocument | Any], driver: str = DEFAULT_DRIVER, p
     raw = _raw(docs)
     tr = Translation()
     produced: list[tuple[str, dict[str, Any]]] = []
-    produced += _composite([d for d in raw if detect_format(d.data) == "composite"], driver, pool, node, tr)
+    produced += _composite([d for d in raw if detect_format(d.data) in ("composite", "capacity-pools")],
+                           driver, pool, node, tr)
+    produced += [(d.where, x) for d in raw if detect_format(d.data) == "dra-evolution"
+                 for x in translate_evolution_pool(d.data, d.where, tr)]
     for d in raw:
         if detect_format(d.data) != "v1":
             continue

@@ -189,6 +189,9 @@ def _header(doc: dict[str, Any], where: str, defaults: dict[str, str]) -> Compos
                           placement, "spec.")
 
 
+slice_header = _header  # shared with the 2025-03 capacity-pool reader
+
+
 def parse_composite(doc: dict[str, Any], where: str, defaults: dict[str, str]) -> CompositeSlice:
     """Read one composite ResourceSlice or fragment (``defaults`` gives driver,
     pool and node for fragments)."""
