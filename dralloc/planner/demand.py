@@ -69,6 +69,16 @@ def _check_claim(claim: ResourceClaim, where: str) -> None:
                          f"(allocationMode {ex.allocation_mode}, count {ex.count})")
 
 
+def one_device_claim(claim: ResourceClaim) -> bool:
+    """One request for exactly one device, no constraints: the shape the
+    pattern model answers."""
+    try:
+        _check_claim(claim, "")
+    except InputError:
+        return False
+    return not (claim.spec.devices and claim.spec.devices.constraints)
+
+
 def _replicas(pod: Pod) -> int:
     raw = (pod.metadata.annotations or {}).get(REPLICAS, "1")
     try:
