@@ -30,7 +30,12 @@ from dralloc.formats.composite_parse import (
     is_fragment,
     parse_composite,
 )
-from dralloc.formats.evolution import is_evolution_pool, translate_evolution_pool
+from dralloc.formats.evolution import (
+    explain_other,
+    is_evolution_other,
+    is_evolution_pool,
+    translate_evolution_pool,
+)
 from dralloc.formats.k8srm import is_prototype_pod, translate_prototype
 from dralloc.formats.k8srm_pools import is_prototype
 from dralloc.io.loader import ObjectSet, RawDocument, iter_files, parse_object, read_documents
@@ -53,7 +58,7 @@ def detect_format(doc: Any) -> str:
         return "composite"
     if is_prototype(doc) or is_prototype_pod(doc):
         return "k8srm"
-    if is_evolution_pool(doc):
+    if is_evolution_pool(doc) or is_evolution_other(doc):
         return "dra-evolution"
     return "v1"
 
@@ -111,8 +116,11 @@ def translate(docs: Iterable[RawDocument | Any], driver: str = DEFAULT_DRIVER, p
     produced: list[tuple[str, dict[str, Any]]] = []
     produced += _composite([d for d in raw if detect_format(d.data) in ("composite", "capacity-pools")],
                            driver, pool, node, tr)
-    produced += [(d.where, x) for d in raw if detect_format(d.data) == "dra-evolution"
+    produced += [(d.where, x) for d in raw if is_evolution_pool(d.data)
                  for x in translate_evolution_pool(d.data, d.where, tr)]
+    for d in raw:
+        if is_evolution_other(d.data):
+            explain_other(d.data, tr)
     for d in raw:
         if detect_format(d.data) != "v1":
             continue

@@ -178,3 +178,36 @@ def translate_evolution_pool(doc: dict[str, Any], where: str, tr: Translation) -
     for x in docs:
         x["spec"]["pool"]["resourceSliceCount"] = len(docs)
     return docs
+
+
+NOT_TRANSLATED = {
+    "DeviceClass": "its requirements use the prototype's CEL (device.stringAttributes[...], device.driverName) "
+                   "and the prototype's class fields",
+    "ResourceClaim": "its requests use the prototype's claim schema (requests without devices/exactly)",
+    "ResourceClaimTemplate": "its requests use the prototype's claim schema (requests without devices/exactly)",
+    "Pod": "a Pod under resource.k8s.io is the prototype's PodSpec extension",
+}
+
+
+def is_evolution_other(doc: Any) -> bool:
+    """A dra-evolution class, claim, template or pod: resource.k8s.io/v1alpha2
+    with the prototype's shapes (a class with top-level ``requirements``, a
+    claim whose requests sit directly in the spec, a Pod in that group)."""
+    if not (isinstance(doc, dict) and doc.get("apiVersion") == "resource.k8s.io/v1alpha2"):
+        return False
+    kind, spec = doc.get("kind"), doc.get("spec")
+    if kind == "DeviceClass":
+        return "requirements" in doc or (isinstance(spec, dict) and "requirements" in spec)
+    if kind == "Pod":
+        return True
+    if kind in ("ResourceClaim", "ResourceClaimTemplate") and isinstance(spec, dict):
+        inner = spec.get("spec", spec) if kind == "ResourceClaimTemplate" else spec
+        return isinstance(inner, dict) and "requests" in inner and "devices" not in inner
+    return False
+
+
+def explain_other(doc: dict[str, Any], tr: Translation) -> None:
+    meta = doc.get("metadata") or {}
+    ref = f"{doc['kind']} {meta.get('namespace') + '/' if meta.get('namespace') else ''}{meta.get('name', '')}"
+    tr.explanations[ref] = (f"dra-evolution {doc['kind']} is not translated: {NOT_TRANSLATED[doc['kind']]}; "
+                            "only its ResourcePools are (docs/formats.md)")
