@@ -11,9 +11,11 @@ from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet, load
 from dralloc.models import Node
+from dralloc.planner.addgeneral import add_nodes_answer, fit_answer
 from dralloc.planner.cluster import DEFAULT_GATES, Cluster, build_cluster
 from dralloc.planner.demand import Demand, demand_from
 from dralloc.planner.fragmentation import fragmentation
+from dralloc.planner.pods import PodsDemand, pods_demand
 from dralloc.planner.questions import Answer, add_nodes, fit, layout
 
 QUESTIONS = ("fit", "add-nodes", "layout", "fragmentation")
@@ -62,6 +64,11 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
         ans = fragmentation(state, empty, opts.time_limit, opts.workers)
         ans.cluster = state
         return ans
+    general = pods_demand(objs)
+    if not general.pods:
+        raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
+    if not general.simple():
+        return _ask_general(question, objs, general, opts, template_objs)
     demand = demand_from(objs)
     if not demand.workloads:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
@@ -76,6 +83,22 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     ans = _ask(question, cluster, opts, keep)
     ans.cluster = cluster
     return ans
+
+
+def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Options,
+                 template_objs: ObjectSet | None) -> Answer:
+    """Demand beyond one device per pod: the joint model over nodes."""
+    feats = Features.from_gates(opts.gates)
+    if opts.policy != "first":
+        raise InputError(f"--policy {opts.policy}: for general demand (several claims or devices per pod, shared "
+                         f"claims) first-fit tries nodes in name order only (--policy first)")
+    if question == "layout":
+        raise InputError("layout answers for pods with one claim for one device; for this demand ask fit or add-nodes")
+    if question == "fit":
+        return fit_answer(objs, demand, feats, opts.time_limit, opts.workers, opts.progress)
+    if not opts.template:
+        raise InputError("add-nodes needs --template NODE (a node of the cluster) or --template-file")
+    return add_nodes_answer(objs, demand, feats, opts.template, template_objs, opts.time_limit, opts.workers)
 
 
 def _ask(question: str, cluster: Cluster, opts: Options, keep: bool) -> Answer:

@@ -255,7 +255,7 @@ class JointModel:
             assert out.allocations is not None
             mine: list[ResourceClaim] = []
             for key, idx in ne.slots.items():
-                lit = self.s.get((key, ne.node.name)) or self.z.get((key, ne.node.name))
+                lit = self.s.get((key, ne.node.name)) if key in self.part.pending else self.z.get((key, ne.node.name))
                 if lit is None or not solver.boolean_value(lit):
                     continue
                 if key not in self.part.pending:
