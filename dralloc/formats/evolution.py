@@ -208,6 +208,7 @@ def is_evolution_other(doc: Any) -> bool:
 
 def explain_other(doc: dict[str, Any], tr: Translation) -> None:
     meta = doc.get("metadata") or {}
-    ref = f"{doc['kind']} {meta.get('namespace') + '/' if meta.get('namespace') else ''}{meta.get('name', '')}"
+    ns = str(meta.get("namespace") or "")
+    ref = f"{doc['kind']} {ns + '/' if ns else ''}{meta.get('name', '')}"
     tr.explanations[ref] = (f"dra-evolution {doc['kind']} is not translated: {NOT_TRANSLATED[doc['kind']]}; "
                             "only its ResourcePools are (docs/formats.md)")
