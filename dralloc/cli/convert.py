@@ -1,7 +1,9 @@
 """``dralloc convert FILES --to v1``: print every object translated to
 resource.k8s.io/v1, whatever design it was written in: composite devices and
 device mixins of the first KEP-4815 draft (ResourceSlices, or the KEP's bare
-``deviceMixins:``/``devices:`` fragments), the k8srm prototype
+``deviceMixins:``/``devices:`` fragments), capacity pools of its March 2025
+revision (``capacityPools``, ``consumesCapacity``, ``mixins``), the
+dra-evolution prototype's ResourcePools, the k8srm prototype
 (devmgmtproto.k8s.io DevicePool, DeviceClass, DeviceClaim, pods with
 ``deviceClaims``), and older resource.k8s.io versions.
 
@@ -29,7 +31,7 @@ EXIT_OK, EXIT_UNTRANSLATED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("convert", help="translate pre-v1 formats (composite devices, k8srm) to v1",
+    p = subparsers.add_parser("convert", help="translate pre-v1 formats (composite devices, capacity pools, k8srm, dra-evolution) to v1",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("files", nargs="+", metavar="FILE", help="YAML/JSON files or directories ('-' for stdin)")
     p.add_argument("--to", choices=("v1",), default="v1", help="target API (only v1)")

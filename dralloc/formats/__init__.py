@@ -5,6 +5,10 @@ takes unchanged:
 * ``composite``: the first KEP-4815 draft (composite devices, device mixins,
   ``consumesCapacityFrom``), as ResourceSlices of any API version or as the
   KEP's bare spec fragments (top-level ``deviceMixins``/``devices``);
+* ``capacity-pools``: the March 2025 revision of KEP-4815 (``capacityPools``,
+  ``consumesCapacity``, ``mixins``), slices or bare fragments;
+* ``dra-evolution``: the wg-device-management dra-evolution ResourcePools
+  (its classes, claims and pods are reported as not translated);
 * ``k8srm``: the wg-device-management k8srm prototype (``devmgmtproto.k8s.io``
   DevicePool, DeviceClass, DeviceClaim, and Pods with ``deviceClaims``);
 * ``v1``: anything else the loader reads (older resource.k8s.io versions too).
