@@ -133,12 +133,11 @@ class PodSimulator:
             out.served[pod.name] = 0
             for r in range(pod.replicas):
                 got = self.place(pod, r)
-                done_pods += 1
+                done_pods += 1 if got is not None else pod.replicas - r
                 if progress:
                     progress(done_pods, total)
                 if got is None:
                     out.unplaced[pod.name] = pod.replicas - r
-                    done_pods += pod.replicas - r - 1
                     break
                 out.placed.append(got)
                 out.served[pod.name] += 1
