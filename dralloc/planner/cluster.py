@@ -49,6 +49,7 @@ class Unit:
     total: tuple[int, ...]           # capacity before allocations
     used_devices: list[str] = field(default_factory=list)
     used_labels: list[str] = field(default_factory=list)     # kind labels of the allocated devices
+    used_uses: list[tuple[int, ...]] = field(default_factory=list)   # their counter use vectors
 
 
 @dataclass
@@ -192,7 +193,7 @@ class ClusterBuilder:
             pool = dict(rep_pools_names(rep_pools, pools)).get(u.label.split("/", 1)[0], "")
             label = f"{pool}/{u.label.split('/', 1)[1]}" if pool else fix(u.label)
             cl.units.append(Unit(u.type, len(cl.nodes), label, [fix(d) for d in u.device_ids], u.total,
-                                 [fix(d) for d in u.used_devices], list(u.used_labels)))
+                                 [fix(d) for d in u.used_devices], list(u.used_labels), list(u.used_uses)))
             node.units.append(len(cl.units) - 1)
         offset = {ui: first + i for i, ui in enumerate(src.units)}
         node.order = [(offset[ui], di) for ui, di in src.order]
@@ -231,6 +232,7 @@ class ClusterBuilder:
         kept: list[tuple[tuple[int, ...], int, str]] = []
         used: list[str] = []
         used_labels: list[str] = []
+        used_uses: list[tuple[int, ...]] = []
         for pd in devs:
             cons = pd.consumption()
             use = tuple(_int(cons.get(cs, {}).get(c, Fraction(0)), f"{where_c} device {pd.device.name}")
@@ -239,13 +241,15 @@ class ClusterBuilder:
                 free = [f - u for f, u in zip(free, use, strict=True)]
                 used.append(pd.label)
                 used_labels.append(_label(pd))
+                used_uses.append(use)
                 continue
             kept.append((use, cl.kind(self._mask(problem, pd), _label(pd)), pd.label))
         rel = {cs: i for i, cs in enumerate(sets)}
         ut = UnitType(tuple(f"{rel[cs]}/{c}" for cs, c in names), tuple(free), tuple((u, k) for u, k, _ in kept))
         ui = len(cl.units)
         label = f"{pool.name}/{sets[0]}" if sets else devs[0].label
-        cl.units.append(Unit(cl.unit_type(ut), len(cl.nodes), label, [d for _, _, d in kept], total, used, used_labels))
+        cl.units.append(Unit(cl.unit_type(ut), len(cl.nodes), label, [d for _, _, d in kept], total, used, used_labels,
+                             used_uses))
         node.units.append(ui)
         index = {d: i for i, (_, _, d) in enumerate(kept)}
         for pd in devs:

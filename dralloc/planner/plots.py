@@ -84,6 +84,9 @@ def occupancy(cluster: Cluster, assignment: list[dict[str, Any]] | None, path: s
 
 
 def _rows(cluster: Cluster, assignment: list[dict[str, Any]] | None) -> list[tuple[str, list[str]]]:
+    """Per unit with memory slices, the label of the partition (profile)
+    holding each slice: the allocated devices (current state) or the devices
+    an assignment chose; a slice taken by something unknown is "allocated"."""
     chosen: dict[str, list[str]] = {}
     for row in assignment or []:
         chosen[row["unit"]] = row["devices"]
@@ -94,14 +97,16 @@ def _rows(cluster: Cluster, assignment: list[dict[str, Any]] | None) -> list[tup
         if not slices:
             continue
         cells = [""] * len(slices)
-        picks = chosen.get(u.label, []) if assignment is not None else u.used_devices
-        index = {d: i for i, d in enumerate(u.device_ids)}
-        for dev in picks:
-            if dev in index:
-                use, kind = ut.devices[index[dev]]
-                for j, ci in enumerate(slices):
-                    if use[ci]:
-                        cells[j] = cluster.kinds[kind][1]
+        if assignment is None:
+            held = list(zip(u.used_labels, u.used_uses, strict=False))
+        else:
+            index = {d: i for i, d in enumerate(u.device_ids)}
+            held = [(cluster.kinds[ut.devices[index[d]][1]][1], ut.devices[index[d]][0])
+                    for d in chosen.get(u.label, []) if d in index]
+        for label, use in held:
+            for j, ci in enumerate(slices):
+                if use[ci]:
+                    cells[j] = label
         for j, ci in enumerate(slices):   # taken before (current state) and not drawn yet
             if assignment is None and ut.caps[ci] == 0 and not cells[j]:
                 cells[j] = "allocated"

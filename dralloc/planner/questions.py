@@ -102,7 +102,7 @@ def with_added(cluster: Cluster, template: int, k: int, keep: bool = True) -> Cl
             u = cluster.units[ui]
             ids = [f"{d}@{suffix}" for d in u.device_ids] if suffix else u.device_ids
             out.units.append(Unit(u.type, len(out.nodes), u.label, ids, u.total, list(u.used_devices),
-                                  list(u.used_labels)))
+                                  list(u.used_labels), list(u.used_uses)))
         offset = {ui: first + i for i, ui in enumerate(node.units)}
         out.nodes.append(NodeModel(name, list(range(first, len(out.units))),
                                    [(offset[ui], di) for ui, di in node.order]))

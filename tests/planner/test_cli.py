@@ -101,3 +101,25 @@ def test_generate_into_a_directory_of_files(tmp_path, capsys):
                                                      "nodes-0002.yaml"]
     objs = load([out])
     assert not objs.errors and [n.name for n in objs.nodes] == [f"node-000{i}" for i in range(5)]
+
+
+def test_example_general(capsys):
+    out = _plan(capsys, "fit", *_files("general"), "--workers", "1")
+    assert (out["firstFit"]["pods"], out["optimal"]["pods"], out["gap"]) == (3, 4, 1)
+    assert out["detail"]["placement"]["default/train-big#0"] == "node-a"
+    out = _plan(capsys, "add-nodes", *_files("general"), "--template", "node-a", "--workers", "1")
+    assert (out["firstFit"]["nodes"], out["optimal"]["nodes"]) == (1, 0)
+
+
+def test_generate_tpu_cluster_and_demand(capsys, tmp_path):
+    assert main(["generate", "cluster", "--tpu", "--nodes", "8"]) == 0
+    (tmp_path / "c.yaml").write_text(capsys.readouterr().out)
+    assert main(["generate", "demand", "--tpu", "--mix", "4x4=1,2x4=1,2x2=2", "--claims", "4"]) == 0
+    (tmp_path / "d.yaml").write_text(capsys.readouterr().out)
+    objs = load([str(tmp_path / "c.yaml"), str(tmp_path / "d.yaml")])
+    assert not objs.errors and len(objs.nodes) == 8 and len(objs.slices) == 4
+    assert sorted(c.name for c in objs.claims) == ["slice-0000-2x2", "slice-0001-2x4", "slice-0002-4x4",
+                                                   "slice-0003-2x2"]
+    out = _plan(capsys, "fit", str(tmp_path / "c.yaml"), str(tmp_path / "d.yaml"), "--workers", "1")
+    assert out["optimal"]["pods"] == 8 and out["optimal"]["proven"]   # 1 + 2 + 4 + 1 pods
+    assert main(["generate", "cluster", "--tpu", "--nodes", "6"]) == 2
