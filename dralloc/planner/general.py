@@ -20,6 +20,7 @@ from typing import Any
 
 import networkx as nx
 
+from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
 from dralloc.io import ObjectSet
@@ -43,6 +44,7 @@ class GeneralResult:
     parts: int = 0
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    model: str = "joint"
 
     @property
     def proven(self) -> bool:
@@ -96,7 +98,7 @@ def split(demand: PodsDemand, cands: dict[str, list[str]], sim: PodSimulator) ->
     return sorted(parts, key=lambda p: order[p.replicas[0].pod.name])
 
 
-def _verify(part: Part, res: PartResult, sim: PodSimulator, features: Features) -> str | None:
+def verify_part(part: Part, res: PartResult, sim: PodSimulator, features: Features) -> str | None:
     """The first rule a joint answer breaks, or None."""
     held = list(sim.allocated)
     done_shared: dict[str, ResourceClaim] = {}
@@ -144,7 +146,7 @@ def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: Po
         model.hint(gplaced)
         res = model.solve(time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers)
         out.seconds += res.wall_time
-        why = _verify(part, res, sim, features) if res.placed else None
+        why = verify_part(part, res, sim, features) if res.placed else None
         if why:
             out.notes.append(f"part {i + 1}: the verifier rejects the joint answer ({why}); first-fit's kept")
         if why or res.status not in ("OPTIMAL", "FEASIBLE") or res.value < gval:
@@ -162,15 +164,34 @@ def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: Po
     return out
 
 
+def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodSimulator, greedy: PodsSim,
+                  time_limit: float | None = None, workers: int = 2, progress: bool = False,
+                  model: str = "auto") -> GeneralResult:
+    """The optimum: the block-layout model when the demand and cluster have
+    its shape (:mod:`.blocks`, one-device shared claims), else the joint
+    model part by part. ``model``: "auto", "blocks" or "joint"."""
+    why = "joint model asked for"
+    if model != "joint":
+        from dralloc.planner.blockfit import block_fit  # blockfit imports this module
+        got = block_fit(objs, demand, features, sim, greedy,
+                        time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers)
+        if isinstance(got, GeneralResult):
+            return got
+        why = got
+    if model == "blocks":
+        raise InputError(f"the block model does not apply: {why}")
+    return solve_parts(objs, demand, features, sim, greedy, time_limit, workers, progress)
+
+
 def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
                 time_limit: float | None = None, workers: int = 2, mode: str = "replay",
-                progress: bool = False) -> tuple[PodsSim, GeneralResult]:
-    """First-fit and the joint optimum for ``demand`` on ``nodes``."""
+                progress: bool = False, model: str = "auto") -> tuple[PodsSim, GeneralResult]:
+    """First-fit and the optimum for ``demand`` on ``nodes``."""
     nodes = list(nodes if nodes is not None else objs.nodes)
     tick = _ticker("pods simulated") if progress else None
     greedy = simulate_pods(objs, demand, features, nodes, mode, tick)
     sim = PodSimulator(objs, demand, features, nodes, mode)
-    return greedy, solve_parts(objs, demand, features, sim, greedy, time_limit, workers, progress)
+    return greedy, solve_general(objs, demand, features, sim, greedy, time_limit, workers, progress, model)
 
 
 def _ticker(what: str) -> Any:
