@@ -179,7 +179,7 @@ def translate_slice(s: CompositeSlice, tr: Translation) -> list[dict[str, Any]]:
     cons = {d.name: _consumption(s, g, d.name, names, roots[d.name]) for d in s.devices
             if g.out_degree(roots[d.name]) > 0}
     sets: list[dict[str, Any]] = []
-    where: dict[str, str] = {}
+    where: dict[str, dict[str, str]] = {}  # per tree: counter -> its set (trees reuse counter names)
     for r in (d.name for d in s.devices):
         if roots[r] == r and g.out_degree(r) > 0:
             tree_cons = {m: c for m, c in cons.items() if roots[m] == r}
@@ -189,8 +189,8 @@ def translate_slice(s: CompositeSlice, tr: Translation) -> list[dict[str, Any]]:
                                 f"{', '.join(repr(t['name']) for t in tree_sets)} (v1 allows {MAX_COUNTERS} "
                                 "counters per set)")
             sets.extend(tree_sets)
-            where.update(tree_where)
-    devices = [_device(d, names, cons.get(d.name), where) for d in s.devices]
+            where[r] = tree_where
+    devices = [_device(d, names, cons.get(d.name), where.get(roots[d.name], {})) for d in s.devices]
     return slice_docs(s, dns_label(s.name), sets, devices)
 
 

@@ -17,7 +17,7 @@ from formats_helpers import (
     composite_device,
     composite_slice,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dralloc.formats import convert_documents
@@ -82,6 +82,8 @@ def _translated(parents: list[int | None], caps: list[dict[str, int]]) -> list[R
 
 @SETTINGS
 @given(forests())
+@example(([None, 0, None, None, 2], [{"mem": 0, "sm": 0}, {"mem": 0, "sm": 1}, {"mem": 0, "sm": 1}, {},
+                                      {"mem": 0, "sm": 1}]))  # two trees with a same-named root counter
 def test_counters_allow_exactly_the_sets_the_draft_allows(forest: Any) -> None:
     parents, caps = forest
     slices = _translated(parents, caps)
