@@ -41,7 +41,7 @@ def main() -> None:
         greedy, opt = general_fit(objs, demand, feats, time_limit=args.time_limit, workers=args.workers)
         print(f"blocks={blocks} nodes={4 * blocks} slices={slices} pods={demand.total()} "
               f"first-fit={sum(greedy.served.values())} optimal={sum(opt.served.values())} bound={opt.bound} "
-              f"status={opt.status} parts={opt.parts} simulation-calls={greedy.calls} "
+              f"status={opt.status} model={opt.model} parts={opt.parts} simulation-calls={greedy.calls} "
               f"solve={opt.seconds:.2f}s total={time.perf_counter() - t0:.2f}s", flush=True)
 
 

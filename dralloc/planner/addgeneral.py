@@ -16,7 +16,7 @@ from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ObjectMeta, ResourceSlice
-from dralloc.planner.general import GeneralResult, general_fit, solve_parts
+from dralloc.planner.general import GeneralResult, general_fit, solve_general
 from dralloc.planner.pods import PodsDemand
 from dralloc.planner.podsim import PodSimulator, simulate_pods
 from dralloc.planner.questions import Answer
@@ -30,7 +30,7 @@ def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_lim
                          "perWorkload": greedy.served, "allocatorCalls": greedy.calls},
                  {**_opt(opt), "pods": sum(opt.served.values()), "perWorkload": opt.served})
     ans.gap = ans.optimal["pods"] - ff
-    ans.detail = {"demand": demand.total(), "nodes": len(objs.nodes), "model": "joint", "parts": opt.parts,
+    ans.detail = {"demand": demand.total(), "nodes": len(objs.nodes), "model": opt.model, "parts": opt.parts,
                   "placement": dict(sorted(opt.placed.items()))}
     return ans
 
@@ -116,7 +116,7 @@ def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, te
     def opt_ok(k: int) -> bool:
         objs_k = grow.with_k(k)
         greedy = simulate_pods(objs_k, demand, features)
-        res = solve_parts(objs_k, demand, features, PodSimulator(objs_k, demand, features, objs_k.nodes), greedy,
+        res = solve_general(objs_k, demand, features, PodSimulator(objs_k, demand, features, objs_k.nodes), greedy,
                           time_limit, workers)
         if sum(res.served.values()) == total:
             return True

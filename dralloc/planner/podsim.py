@@ -7,10 +7,13 @@ its template claims and its shared claims not allocated yet. A shared claim
 already allocated limits the pod to the nodes its allocation's nodeSelector
 admits. The first success is committed (allocated ResourceClaims) before the
 next pod. A node where a pod (with the same shared claims pending) failed is
-not tried again for it: allocations only grow. No preemption."""
+not tried again for it, nor for any later pod asking for the same claim specs
+(its *shape*): allocations only grow, so a failure stays a failure. No
+preemption."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -81,7 +84,7 @@ class NodeObjects:
 
 class PodSimulator:
     def __init__(self, objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node],
-                 mode: str = "replay") -> None:
+                 mode: str = "replay", cache: bool = True) -> None:
         self.demand = demand
         self.features = features
         self.mode = mode
@@ -90,7 +93,18 @@ class PodSimulator:
         self.shared = dict(demand.shared)
         self.allocated = [c for c in objs.claims if c.status and c.status.allocation]
         self.failed: set[tuple[str, tuple[str, ...], str]] = set()
+        self.cache = cache
+        self.failed_shapes: set[tuple[tuple[str, ...], str]] = set()   # (claim specs, node) that failed
+        self._shapes: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
         self.calls = 0
+
+    def shape(self, pod: PodDemand, todo: list[ResourceClaim], claims: list[ResourceClaim]) -> tuple[str, ...]:
+        """The claim specs a try allocates (names do not matter to the allocator)."""
+        key = (pod.name, tuple(c.key for c in todo))
+        if key not in self._shapes:
+            self._shapes[key] = tuple(json.dumps(c.spec.model_dump(by_alias=True, exclude_none=True), sort_keys=True)
+                                      for c in claims)
+        return self._shapes[key]
 
     def pending_shared(self, pod: PodDemand) -> list[ResourceClaim]:
         return [self.shared[k] for k in pod.shared if not allocated(self.shared[k])]
@@ -106,11 +120,17 @@ class PodSimulator:
         claims = todo + pod.instances(replica)
         if not claims:
             return []
+        shape = (self.shape(pod, todo, claims), node.name) if self.cache else None
+        if shape in self.failed_shapes:
+            self.failed.add(key)
+            return None
         self.calls += 1
         res = allocate(self.per_node.get(node), node, claims, allocated=self.allocated, features=self.features,
                        mode=self.mode)
         if not res.ok or res.allocations is None:
             self.failed.add(key)
+            if shape is not None:
+                self.failed_shapes.add(shape)
             return None
         return [done(c, a) for c, a in zip(claims, res.allocations, strict=True)]
 
@@ -154,6 +174,8 @@ def done(claim: ResourceClaim, alloc: AllocationResult) -> ResourceClaim:
 
 
 def simulate_pods(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
-                  mode: str = "replay", progress: Progress | None = None) -> PodsSim:
-    """The scheduler's pod-by-pod answer for ``demand`` (see the module doc)."""
-    return PodSimulator(objs, demand, features, list(nodes if nodes is not None else objs.nodes), mode).run(progress)
+                  mode: str = "replay", progress: Progress | None = None, cache: bool = True) -> PodsSim:
+    """The scheduler's pod-by-pod answer for ``demand`` (see the module doc);
+    ``cache=False`` calls the allocator for every pod and node."""
+    nodes = list(nodes if nodes is not None else objs.nodes)
+    return PodSimulator(objs, demand, features, nodes, mode, cache).run(progress)
