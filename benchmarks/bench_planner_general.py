@@ -3,6 +3,7 @@ hosts; a slice is a shared claim used by one pod per host) at 120% of the
 TPUs, ``plan fit`` through the scheduler simulation and the joint model.
 
     .venv/bin/python benchmarks/bench_planner_general.py --blocks 4 16 32 --time-limit 60
+    .venv/bin/python benchmarks/bench_planner_general.py --blocks 16 32 --mix 4x4=1,2x2=1
 
 Reported per size: pods, first-fit and optimal pods, solver status, parts,
 allocator calls (simulation + candidates), solver wall time, total time.
@@ -21,21 +22,21 @@ from dralloc.planner.general import general_fit
 from dralloc.planner.pods import pods_demand
 from dralloc.planner.tpu import TOPOLOGIES, tpu_cluster, tpu_demand
 
-MIX = {"4x4": 1, "2x4": 2, "2x2": 4}
-
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--blocks", type=int, nargs="+", default=[4, 16])
     ap.add_argument("--load", default="1.2")
+    ap.add_argument("--mix", default="4x4=1,2x4=2,2x2=4", help="topology=weight,...")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     feats = Features.from_gates(DEFAULT_GATES)
-    mean = Fraction(sum(TOPOLOGIES[t][0] * w for t, w in MIX.items()), sum(MIX.values()))
+    mix = {k: int(v) for k, v in (kv.split("=") for kv in args.mix.split(","))}
+    mean = Fraction(sum(TOPOLOGIES[t][0] * w for t, w in mix.items()), sum(mix.values()))
     for blocks in args.blocks:
         slices = int(Fraction(args.load) * blocks * 16 / mean)
-        objs = gen.objects(tpu_cluster(blocks) + tpu_demand(MIX, slices))
+        objs = gen.objects(tpu_cluster(blocks) + tpu_demand(mix, slices))
         demand = pods_demand(objs)
         t0 = time.perf_counter()
         greedy, opt = general_fit(objs, demand, feats, time_limit=args.time_limit, workers=args.workers)
