@@ -8,7 +8,7 @@ from typing import Any
 
 from dralloc.cel.errors import CELCompileError
 from dralloc.cel.interp import MACROS, NAMESPACES, TYPE_NAMES
-from dralloc.cel.library import GLOBAL, MEMBER
+from dralloc.cel.library import GLOBAL, MEMBER, RETURNS
 from dralloc.cel.ops import OPERATORS
 from dralloc.cel.parse import Call, Ident, Index, ListLit, Lit, MapLit, Node, Select
 from dralloc.cel.values import INT64_MAX, INT64_MIN, UINT64_MAX, CelType, type_name
@@ -17,7 +17,8 @@ DEVICE_FIELDS = {"driver": "string", "attributes": "map(string, map(string, dyn)
                  "capacity": "map(string, map(string, kubernetes.Quantity))",
                  "allowMultipleAllocations": "bool"}
 _NUMERIC = {"int", "uint", "double"}
-_PRIMS = {"bool", "int", "uint", "double", "string", "bytes", "kubernetes.Quantity", "kubernetes.Semver"}
+_PRIMS = {"bool", "int", "uint", "double", "string", "bytes", "kubernetes.Quantity", "kubernetes.Semver",
+          "net.IP", "net.CIDR", "kubernetes.URL", "google.protobuf.Timestamp", "google.protobuf.Duration"}
 _RET = {
     "size": "int", "contains": "bool", "startsWith": "bool", "endsWith": "bool", "matches": "bool",
     "int": "int", "uint": "uint", "double": "double", "string": "string", "bool": "bool",
@@ -33,6 +34,7 @@ _RET = {
     "sets.contains": "bool", "sets.equivalent": "bool", "sets.intersects": "bool",
     "hasValue": "bool", "optional.of": "optional_type", "optional.none": "optional_type",
     "optional.ofNonZeroValue": "optional_type",
+    **RETURNS,
 }
 
 

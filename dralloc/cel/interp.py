@@ -17,7 +17,7 @@ from dralloc.cel.parse import Call, Ident, Index, ListLit, Lit, MapLit, Node, Se
 from dralloc.cel.values import CelType, Opt, type_name
 
 Fn = Callable[["Env"], Any]
-NAMESPACES = frozenset({"cel", "lists", "strings", "sets", "optional", "math"})
+NAMESPACES = frozenset({"cel", "lists", "strings", "sets", "optional", "math", "ip"})
 TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map",
                         "null_type", "type"})
 MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter",

@@ -10,7 +10,7 @@ from typing import Any
 
 import re2
 
-from dralloc.cel import libext, libtypes
+from dralloc.cel import libext, libformat, libnet, libtypes, liburl
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.values import (
     CelType,
@@ -139,7 +139,7 @@ def f_string(*a: Any) -> str:
     if isinstance(v, int):
         return str(int(v))
     if isinstance(v, float):
-        return repr(v) if v == v and v not in (float("inf"), float("-inf")) else str(v)
+        return libformat.go_float(v)
     if isinstance(v, bytes):
         try:
             return v.decode("utf-8")
@@ -147,6 +147,9 @@ def f_string(*a: Any) -> str:
             raise CELRuntimeError("invalid UTF-8 in bytes") from None
     if isinstance(v, Semver):
         return v.text
+    to_text = getattr(v, "cel_string", None)  # net.IP, net.CIDR, timestamps, durations
+    if to_text is not None:
+        return str(to_text())
     raise no_overload("string", *a)
 
 
@@ -239,10 +242,10 @@ GLOBAL: dict[str, Impl] = {
     "optional.of": f_opt_of, "optional.ofNonZeroValue": f_opt_nonzero,
     "optional.none": f_opt_none,
 }
-MEMBER.update(libtypes.MEMBER)
-MEMBER.update(libext.MEMBER)
-GLOBAL.update(libtypes.GLOBAL)
-GLOBAL.update(libext.GLOBAL)
+for _lib in (libtypes, libext, libnet, liburl, libformat):
+    MEMBER.update(_lib.MEMBER)
+    GLOBAL.update(_lib.GLOBAL)
+RETURNS: dict[str, str] = {**libnet.RETURNS, **liburl.RETURNS, **libformat.RETURNS}
 
 # helpers re-exported for the interpreter
-__all__ = ["MEMBER", "GLOBAL", "COST_LIMIT", "cost_exceeded", "cel_cmp", "Quantity"]
+__all__ = ["MEMBER", "GLOBAL", "RETURNS", "COST_LIMIT", "cost_exceeded", "cel_cmp", "Quantity"]

@@ -203,7 +203,7 @@ def type_name(v: Any) -> str:
         return "optional_type"
     if isinstance(v, CelType):
         return "type"
-    return type(v).__name__
+    return str(getattr(type(v), "cel_type_name", type(v).__name__))
 
 
 def _is_num(v: Any) -> bool:
