@@ -151,6 +151,10 @@ class _Checker:
         body = [self.visit(a, inner) for a in node.args[len(names):]]
         if node.fn in ("all", "exists", "exists_one", "existsOne"):
             return "bool"
+        if node.fn in ("optMap", "optFlatMap"):
+            if len(node.args) != 2:
+                raise _err(node, f"{node.fn}() requires 2 arguments")
+            return "optional_type"
         if node.fn == "filter" or node.fn == "sortBy":
             return t
         if node.fn == "transformMap":

@@ -21,7 +21,7 @@ NAMESPACES = frozenset({"cel", "lists", "strings", "sets", "optional", "math", "
 TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map",
                         "null_type", "type"})
 MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter",
-                    "transformList", "transformMap", "sortBy"})
+                    "transformList", "transformMap", "sortBy", "optMap", "optFlatMap"})
 
 
 class Env:

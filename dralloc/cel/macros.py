@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.parse import Call, Ident, Node
-from dralloc.cel.values import cel_cmp
+from dralloc.cel.values import Opt, cel_cmp
 
 if TYPE_CHECKING:
     from dralloc.cel.interp import Env, Fn
@@ -53,8 +53,38 @@ def _pairs(fn: str, v: Any) -> list[tuple[Any, Any]]:
     raise no_overload(fn, v)
 
 
+def compile_opt_map(node: Call, scope: frozenset[str], comp: Compiler) -> Fn:
+    """``o.optMap(v, e)`` / ``o.optFlatMap(v, e)``: apply ``e`` to the value of a
+    present optional (``optFlatMap``'s ``e`` must itself give an optional)."""
+    if len(node.args) != 2 or not isinstance(node.args[0], Ident) or node.target is None:
+        raise CELRuntimeError(f"{node.fn}() variable name must be a simple identifier")
+    fn, name = node.fn, node.args[0].name
+    target, body = comp(node.target, scope), comp(node.args[1], scope | {name})
+
+    def run(env: Env) -> Any:
+        o = target(env)
+        if not isinstance(o, Opt):
+            raise no_overload(fn, o)
+        if not o.present:
+            return Opt.NONE
+        saved = env.vars.get(name, _UNSET)
+        env.vars[name] = o.value
+        try:
+            r = body(env)
+        finally:
+            _restore(env, name, saved)
+        if fn == "optMap":
+            return Opt(r)
+        if not isinstance(r, Opt):
+            raise no_overload(fn, r)
+        return r
+    return run
+
+
 def compile_macro(node: Call, scope: frozenset[str], comp: Compiler) -> Fn:
     fn, args = node.fn, node.args
+    if fn in ("optMap", "optFlatMap"):
+        return compile_opt_map(node, scope, comp)
     two = fn in ("transformList", "transformMap") or (
         len(args) >= 3 and isinstance(args[1], Ident) and fn in ("all", "exists", "existsOne", "exists_one")
     )
