@@ -72,13 +72,14 @@ def _match(enc: Encoding, values: list[tuple[cp_model.IntVar, frozenset[object] 
 def _distinct(enc: Encoding, values: list[tuple[cp_model.IntVar, frozenset[object] | None]],
               guard: list[cp_model.IntVar]) -> None:
     m = enc.model
-    alls = [v for v, _ in values]
     by_value: dict[object, list[cp_model.IntVar]] = {}
-    for v, vals in values:
+    for i, (v, vals) in enumerate(values):
         if vals is None:
-            for w in alls:
-                if w is not v:
-                    m.AddImplication(v, w.Not()).OnlyEnforceIf(guard)
+            # A device with no comparable value is accepted only while nothing
+            # is remembered yet, i.e. as the first device the search adds
+            # (``values`` is in search order); it conflicts with nothing later.
+            for w, _ in values[:i]:
+                m.AddImplication(v, w.Not()).OnlyEnforceIf(guard)
             continue
         for e in vals:
             by_value.setdefault(e, []).append(v)

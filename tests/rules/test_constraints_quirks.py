@@ -105,3 +105,16 @@ def test_ct13_distinct_sets_must_be_disjoint() -> None:
                               dev("d3", {"v": 4})])]
     c = claim("c", req("a"), req("b"), constraints=[{"distinctAttribute": "driver-a/v"}])
     assert picked(run(objs, [c], LISTS)) == [["a=pool-1/d1", "b=pool-1/d3"]]
+
+
+def test_ct11_value_less_attribute_accepted_only_as_the_first_device() -> None:
+    # distinctAttribute over [list-only, 1, 1, 2]: the list-only device is taken
+    # first (nothing remembered yet) and conflicts with nothing later; the
+    # scalars must still differ. CP-SAT first-fit encodes the same rule.
+    objs = [cls(), slc("s1", [dev("d0", {"v": {"strings": ["s"]}}), dev("d1", {"v": 1}),
+                              dev("d2", {"v": 1}), dev("d3", {"v": 2})])]
+    c = claim("c", req("a", "class-a", 3), constraints=[{"distinctAttribute": "driver-a/v"}])
+    assert picked(same_in_first_fit(objs, [c], INCUBATING)) == [["a=pool-1/d0", "a=pool-1/d1", "a=pool-1/d3"]]
+    # the same device later in the search order is refused
+    objs = [cls(), slc("s1", [dev("d1", {"v": 1}), dev("d0", {"v": {"strings": ["s"]}}), dev("d3", {"v": 2})])]
+    assert unsat(same_in_first_fit(objs, [c], INCUBATING))
