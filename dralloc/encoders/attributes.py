@@ -40,6 +40,9 @@ def add_attribute_constraints(enc: Encoding) -> None:
                     continue
                 if set_mode:
                     s = as_set(attr)
+                    if s is None and con.match_attribute is not None:
+                        enc.model.Add(v == 0).OnlyEnforceIf(guard)  # set-mode match needs a value set
+                        continue
                     values.append((v, None if s is None else frozenset((s[0], e) for e in s[1])))
                 else:
                     sc = scalar(attr)
