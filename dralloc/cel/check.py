@@ -178,7 +178,7 @@ class _Checker:
                     raise _err(node, f"found no matching overload for '{fn}' applied to '({', '.join(types)})'")
             return "bool"
         if fn in ("_<_", "_<=_", "_>_", "_>=_"):
-            ordered = _NUMERIC | {"string", "bytes", "bool"}
+            ordered = _NUMERIC | {"string", "bytes", "bool", _TS, _DUR}
             bad = any(t not in ordered and t != "dyn" for t in types) or (
                 len(known) == 2 and known[0] != known[1] and not set(known) <= _NUMERIC)
             if bad:
@@ -186,9 +186,25 @@ class _Checker:
             return "bool"
         if fn == "-_":
             return types[0]
+        if fn in ("_+_", "_-_") and (_TS in known or _DUR in known):
+            return _time_arith(node, fn, types)
         if len(known) == 2 and known[0] != known[1]:
             raise _err(node, f"found no matching overload for '{fn}' applied to '({', '.join(types)})'")
         return known[0] if known else "dyn"
+
+
+_TS, _DUR = "google.protobuf.Timestamp", "google.protobuf.Duration"
+_TIME_ARITH = {("_+_", _TS, _DUR): _TS, ("_+_", _DUR, _TS): _TS, ("_+_", _DUR, _DUR): _DUR,
+               ("_-_", _TS, _TS): _DUR, ("_-_", _TS, _DUR): _TS, ("_-_", _DUR, _DUR): _DUR}
+
+
+def _time_arith(node: Call, fn: str, types: list[str]) -> str:
+    if "dyn" in types:
+        return "dyn"
+    out = _TIME_ARITH.get((fn, types[0], types[1]))
+    if out is None:
+        raise _err(node, f"found no matching overload for '{fn}' applied to '({', '.join(types)})'")
+    return out
 
 
 def result_type_ok(t: str) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 
 import re2
 
-from dralloc.cel import libext, libformat, libnet, libtypes, liburl
+from dralloc.cel import libext, libformat, libnet, libtime, libtypes, liburl
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.values import (
     CelType,
@@ -90,6 +90,8 @@ def f_int(*a: Any) -> int:
         raise no_overload("int", *a)
     if isinstance(v, int):
         return check_int(int(v))
+    if isinstance(v, libtime.Timestamp):
+        return v.ns // libtime.NS
     if isinstance(v, float):
         if v != v or not (-(2.0**63) <= v < 2.0**63):
             raise CELRuntimeError("range error")
@@ -242,10 +244,10 @@ GLOBAL: dict[str, Impl] = {
     "optional.of": f_opt_of, "optional.ofNonZeroValue": f_opt_nonzero,
     "optional.none": f_opt_none,
 }
-for _lib in (libtypes, libext, libnet, liburl, libformat):
+for _lib in (libtypes, libext, libnet, liburl, libformat, libtime):
     MEMBER.update(_lib.MEMBER)
     GLOBAL.update(_lib.GLOBAL)
-RETURNS: dict[str, str] = {**libnet.RETURNS, **liburl.RETURNS, **libformat.RETURNS}
+RETURNS: dict[str, str] = {**libnet.RETURNS, **liburl.RETURNS, **libformat.RETURNS, **libtime.RETURNS}
 
 # helpers re-exported for the interpreter
 __all__ = ["MEMBER", "GLOBAL", "RETURNS", "COST_LIMIT", "cost_exceeded", "cel_cmp", "Quantity"]

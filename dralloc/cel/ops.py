@@ -6,7 +6,9 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from dralloc.cel import libtime
 from dralloc.cel.errors import CELRuntimeError, no_overload
+from dralloc.cel.libtime import TimeValue
 from dralloc.cel.values import INT64_MIN, Opt, UInt, cel_cmp, cel_eq, check_int, check_uint
 
 if TYPE_CHECKING:
@@ -194,11 +196,15 @@ def _fix(t: type, v: Any) -> Any:
 def _add(a: Any, b: Any) -> Any:
     if type(a) is type(b) and isinstance(a, str | bytes | list):
         return a + b
+    if isinstance(a, TimeValue) or isinstance(b, TimeValue):
+        return libtime.add(a, b)
     t = _same_num("_+_", a, b)
     return _fix(t, a + b)
 
 
 def _sub(a: Any, b: Any) -> Any:
+    if isinstance(a, TimeValue) or isinstance(b, TimeValue):
+        return libtime.sub(a, b)
     t = _same_num("_-_", a, b)
     return _fix(t, a - b)
 

@@ -13,6 +13,7 @@ from functools import total_ordering
 from typing import Any
 
 from dralloc.cel.errors import CELRuntimeError
+from dralloc.cel.libtime import TimeValue
 from dralloc.quantity import Quantity
 
 INT64_MIN = -(2**63)
@@ -239,6 +240,8 @@ def cel_cmp(op: str, a: Any, b: Any) -> int:
         return (a > b) - (a < b)
     if type(a) is type(b) and isinstance(a, bool | str | bytes):
         return (a > b) - (a < b)
+    if type(a) is type(b) and isinstance(a, TimeValue):
+        return (a.ns > b.ns) - (a.ns < b.ns)
     raise CELRuntimeError(f"no such overload: {op}({type_name(a)}, {type_name(b)})")
 
 
