@@ -101,52 +101,38 @@ def _tn(v: Any) -> str:
 
 
 # ---------------------------------------------------------------- operators
-def _and(fns: list[Fn]) -> Fn:
-    left, right = fns
+def _logic(name: str, decisive: bool) -> Callable[[list[Fn]], Fn]:
+    """``&&`` (decisive False) and ``||`` (decisive True) with cel-go's error
+    absorption: the decisive value on either side wins over an error on the
+    other; otherwise the first error (or a non-bool operand) is raised."""
 
-    def f(env: Env) -> Any:
-        err: CELRuntimeError | None = None
-        try:
-            a = left(env)
-            if a is False:
-                return False
-            if a is not True:
-                err = no_overload("_&&_", a)
-        except CELRuntimeError as e:
-            err = e
-        b = right(env)
-        if b is False:
-            return False
-        if b is not True:
-            raise err or no_overload("_&&_", b)
-        if err is not None:
-            raise err
-        return True
-    return f
+    def build(fns: list[Fn]) -> Fn:
+        left, right = fns
+
+        def f(env: Env) -> Any:
+            err: CELRuntimeError | None = None
+            try:
+                a = left(env)
+                if a is decisive:
+                    return decisive
+                if a is not (not decisive):
+                    err = no_overload(name, a)
+            except CELRuntimeError as e:
+                err = e
+            b = right(env)
+            if b is decisive:
+                return decisive
+            if b is not (not decisive):
+                raise err or no_overload(name, b)
+            if err is not None:
+                raise err
+            return not decisive
+        return f
+    return build
 
 
-def _or(fns: list[Fn]) -> Fn:
-    left, right = fns
-
-    def f(env: Env) -> Any:
-        err: CELRuntimeError | None = None
-        try:
-            a = left(env)
-            if a is True:
-                return True
-            if a is not False:
-                err = no_overload("_||_", a)
-        except CELRuntimeError as e:
-            err = e
-        b = right(env)
-        if b is True:
-            return True
-        if b is not False:
-            raise err or no_overload("_||_", b)
-        if err is not None:
-            raise err
-        return False
-    return f
+_and = _logic("_&&_", False)
+_or = _logic("_||_", True)
 
 
 def _cond(fns: list[Fn]) -> Fn:
