@@ -18,7 +18,8 @@ DEVICE_FIELDS = {"driver": "string", "attributes": "map(string, map(string, dyn)
                  "allowMultipleAllocations": "bool"}
 _NUMERIC = {"int", "uint", "double"}
 _PRIMS = {"bool", "int", "uint", "double", "string", "bytes", "kubernetes.Quantity", "kubernetes.Semver",
-          "net.IP", "net.CIDR", "kubernetes.URL", "google.protobuf.Timestamp", "google.protobuf.Duration"}
+          "net.IP", "net.CIDR", "kubernetes.URL", "google.protobuf.Timestamp", "google.protobuf.Duration",
+          "kubernetes.NamedFormat"}
 _RET = {
     "size": "int", "contains": "bool", "startsWith": "bool", "endsWith": "bool", "matches": "bool",
     "int": "int", "uint": "uint", "double": "double", "string": "string", "bool": "bool",

@@ -12,12 +12,12 @@ from typing import Any
 
 from dralloc.cel import ops
 from dralloc.cel.errors import CELRuntimeError, no_overload
-from dralloc.cel.library import COST_LIMIT, GLOBAL, MEMBER, cost_exceeded
+from dralloc.cel.library import COST_LIMIT, COSTS, GLOBAL, MEMBER, cost_exceeded
 from dralloc.cel.parse import Call, Ident, Index, ListLit, Lit, MapLit, Node, Select
 from dralloc.cel.values import CelType, Opt, type_name
 
 Fn = Callable[["Env"], Any]
-NAMESPACES = frozenset({"cel", "lists", "strings", "sets", "optional", "math", "ip"})
+NAMESPACES = frozenset({"cel", "lists", "strings", "sets", "optional", "math", "ip", "format"})
 TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map",
                         "null_type", "type"})
 MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter",
@@ -134,11 +134,14 @@ def _invoke(name: str, impl: Callable[..., Any] | None, argfns: list[Fn]) -> Fn:
     if impl is None:
         raise CELRuntimeError(f"undeclared reference to '{name}'")
     fn: Callable[..., Any] = impl
+    extra = COSTS.get(name)
 
     def call(env: Env) -> Any:
         vals = [f(env) for f in argfns]
         if vals and isinstance(vals[0], Opt) and name not in _OPT_AWARE:
             raise no_overload(name, *vals)
+        if extra is not None:
+            env.charge(extra(*vals))
         result = fn(*vals)
         env.charge(1 + _size_cost(result))
         return result

@@ -10,7 +10,7 @@ from typing import Any
 
 import re2
 
-from dralloc.cel import libext, libformat, libnet, libtime, libtypes, liburl
+from dralloc.cel import libext, libformat, libnamed, libnet, libtime, libtypes, liburl
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.values import (
     CelType,
@@ -244,10 +244,13 @@ GLOBAL: dict[str, Impl] = {
     "optional.of": f_opt_of, "optional.ofNonZeroValue": f_opt_nonzero,
     "optional.none": f_opt_none,
 }
-for _lib in (libtypes, libext, libnet, liburl, libformat, libtime):
+for _lib in (libtypes, libext, libnet, liburl, libformat, libtime, libnamed):
     MEMBER.update(_lib.MEMBER)
     GLOBAL.update(_lib.GLOBAL)
-RETURNS: dict[str, str] = {**libnet.RETURNS, **liburl.RETURNS, **libformat.RETURNS, **libtime.RETURNS}
+RETURNS: dict[str, str] = {**libnet.RETURNS, **liburl.RETURNS, **libformat.RETURNS, **libtime.RETURNS,
+                           **libnamed.RETURNS}
+# calls whose runtime cost depends on their arguments (charged on top of the flat cost)
+COSTS: dict[str, Callable[..., int]] = dict(libnamed.COSTS)
 
 # helpers re-exported for the interpreter
-__all__ = ["MEMBER", "GLOBAL", "RETURNS", "COST_LIMIT", "cost_exceeded", "cel_cmp", "Quantity"]
+__all__ = ["MEMBER", "GLOBAL", "RETURNS", "COSTS", "COST_LIMIT", "cost_exceeded", "cel_cmp", "Quantity"]

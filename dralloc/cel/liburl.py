@@ -69,14 +69,14 @@ def _unescape(s: str, host: bool = False) -> str:
         if c == "%":
             esc = s[i:i + 3]
             if len(esc) < 3 or not set(esc[1:]) <= _HEX:
-                raise URLError(f"invalid URL escape {esc!r}")
+                raise URLError(f"invalid URL escape {go_quote(esc)}")
             if host and int(esc[1], 16) < 8 and esc != "%25":
-                raise URLError(f"invalid URL escape {esc!r}")
+                raise URLError(f"invalid URL escape {go_quote(esc)}")
             out.append(int(esc[1:], 16))
             i += 3
             continue
         if host and c.isascii() and c not in _HOST_OK:
-            raise URLError(f"invalid character {c!r} in host name")
+            raise URLError(f"invalid character {go_quote(c)} in host name")
         out.extend(c.encode("utf-8"))
         i += 1
     return out.decode("utf-8", errors="surrogateescape")
@@ -93,11 +93,11 @@ def _parse_host(host: str) -> str:
         if end < 0:
             raise URLError("missing ']' in host")
         if not _valid_port(host[end + 1:]):
-            raise URLError(f"invalid port {host[end + 1:]!r} after host")
+            raise URLError(f"invalid port {go_quote(host[end + 1:])} after host")
     else:
         colon = host.rfind(":")
         if colon >= 0 and not _valid_port(host[colon:]):
-            raise URLError(f"invalid port {host[colon:]!r} after host")
+            raise URLError(f"invalid port {go_quote(host[colon:])} after host")
     return _unescape(host, host=True)
 
 
@@ -150,12 +150,33 @@ def parse_url(raw: str) -> URL:
         u = _parse(base, request=False)
         _unescape(fragment)
     except URLError as e:
-        raise URLError(f"URL parse error during conversion from string: parse {_go_quote(raw)}: {e}") from None
+        raise URLError(f"URL parse error during conversion from string: parse {go_quote(raw)}: {e}") from None
     return u
 
 
-def _go_quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+               "\v": "\\v", "\\": "\\\\", '"': '\\"'}
+
+
+def _go_quote_char(c: str) -> str:
+    if c in _GO_ESCAPES:
+        return _GO_ESCAPES[c]
+    n = ord(c)
+    if c.isprintable() or c == " ":
+        return c
+    if n < 0x80 or 0xDC80 <= n <= 0xDCFF:  # ASCII control or a raw (invalid UTF-8) byte
+        return f"\\x{n & 0xFF:02x}"
+    return f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
+
+
+def go_quote(s: str) -> str:
+    """Go's ``strconv.Quote``: double quotes, C-style and hex escapes."""
+    return '"' + "".join(_go_quote_char(c) for c in s) + '"'
+
+
+def parse_request_uri(raw: str) -> URL:
+    """Go's ``url.ParseRequestURI`` (no fragment split); raises URLError."""
+    return _parse(raw, request=True)
 
 
 def _escape_path(path: str) -> str:
