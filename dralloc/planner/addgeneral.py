@@ -23,10 +23,10 @@ from dralloc.planner.questions import Answer
 
 
 def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_limit: float | None,
-               workers: int, progress: bool = False) -> Answer:
-    greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress)
+               workers: int, progress: bool = False, policy: str = "first") -> Answer:
+    greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress, policy=policy)
     ff = sum(greedy.served.values())
-    ans = Answer("fit", {"policy": "first", "mode": "replay", "pods": ff, "weighted": greedy.weighted(demand),
+    ans = Answer("fit", {"policy": policy, "mode": "replay", "pods": ff, "weighted": greedy.weighted(demand),
                          "perWorkload": greedy.served, "allocatorCalls": greedy.calls},
                  {**_opt(opt), "pods": sum(opt.served.values()), "perWorkload": opt.served})
     ans.gap = ans.optimal["pods"] - ff
@@ -102,20 +102,20 @@ def _search(ok: Callable[[int], bool], lo: int, hi: int | None, limit: int) -> i
 
 def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, template: str,
                      tmpl: ObjectSet | None = None, time_limit: float | None = None, workers: int = 2,
-                     limit: int = 256) -> Answer:
+                     limit: int = 256, policy: str = "first") -> Answer:
     node, slices = _template(objs, tmpl, template)
     grow = Grower(objs, node, slices)
     total = demand.total()
 
     def ff_ok(k: int) -> bool:
-        return not simulate_pods(grow.with_k(k), demand, features).unplaced
+        return not simulate_pods(grow.with_k(k), demand, features, policy=policy).unplaced
 
     ff = 0 if ff_ok(0) else _search(ff_ok, 0, None, limit)
     unproven: list[int] = []
 
     def opt_ok(k: int) -> bool:
         objs_k = grow.with_k(k)
-        greedy = simulate_pods(objs_k, demand, features)
+        greedy = simulate_pods(objs_k, demand, features, policy=policy)
         res = solve_general(objs_k, demand, features, PodSimulator(objs_k, demand, features, objs_k.nodes), greedy,
                           time_limit, workers)
         if sum(res.served.values()) == total:
@@ -131,7 +131,7 @@ def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, te
         out["note"] = f"not decided within the time limit for k = {sorted(unproven)}; the answer is an upper bound"
     if opt is None:
         out["note"] = f"the demand does not fit even with {limit} added nodes"
-    ans = Answer("add-nodes", {"policy": "first", "mode": "replay", "nodes": ff}, out,
+    ans = Answer("add-nodes", {"policy": policy, "mode": "replay", "nodes": ff}, out,
                  detail={"template": template, "demand": total})
     if ff is not None and opt is not None:
         ans.gap = ff - opt

@@ -89,16 +89,14 @@ def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Optio
                  template_objs: ObjectSet | None) -> Answer:
     """Demand beyond one device per pod: the joint model over nodes."""
     feats = Features.from_gates(opts.gates)
-    if opts.policy != "first":
-        raise InputError(f"--policy {opts.policy}: for general demand (several claims or devices per pod, shared "
-                         f"claims) first-fit tries nodes in name order only (--policy first)")
     if question == "layout":
         raise InputError("layout answers for pods with one claim for one device; for this demand ask fit or add-nodes")
     if question == "fit":
-        return fit_answer(objs, demand, feats, opts.time_limit, opts.workers, opts.progress)
+        return fit_answer(objs, demand, feats, opts.time_limit, opts.workers, opts.progress, opts.policy)
     if not opts.template:
         raise InputError("add-nodes needs --template NODE (a node of the cluster) or --template-file")
-    return add_nodes_answer(objs, demand, feats, opts.template, template_objs, opts.time_limit, opts.workers)
+    return add_nodes_answer(objs, demand, feats, opts.template, template_objs, opts.time_limit, opts.workers,
+                            policy=opts.policy)
 
 
 def _ask(question: str, cluster: Cluster, opts: Options, keep: bool) -> Answer:

@@ -185,11 +185,13 @@ def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: 
 
 def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
                 time_limit: float | None = None, workers: int = 2, mode: str = "replay",
-                progress: bool = False, model: str = "auto") -> tuple[PodsSim, GeneralResult]:
-    """First-fit and the optimum for ``demand`` on ``nodes``."""
+                progress: bool = False, model: str = "auto",
+                policy: str = "first") -> tuple[PodsSim, GeneralResult]:
+    """The scheduler simulation (node ``policy``) and the optimum for
+    ``demand`` on ``nodes``."""
     nodes = list(nodes if nodes is not None else objs.nodes)
     tick = _ticker("pods simulated") if progress else None
-    greedy = simulate_pods(objs, demand, features, nodes, mode, tick)
+    greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy)
     sim = PodSimulator(objs, demand, features, nodes, mode)
     return greedy, solve_general(objs, demand, features, sim, greedy, time_limit, workers, progress, model)
 

@@ -5,8 +5,10 @@ allocator itself (:func:`dralloc.solver.allocate`, ``replay`` = Kubernetes'
 search, or ``first-fit`` through CP-SAT) allocates the pod's claims together:
 its template claims and its shared claims not allocated yet. A shared claim
 already allocated limits the pod to the nodes its allocation's nodeSelector
-admits. The first success is committed (allocated ResourceClaims) before the
-next pod. A node where a pod (with the same shared claims pending) failed is
+admits. The node is chosen by a policy: ``first`` commits the first success
+in name order; ``most`` / ``least`` the feasible node with the highest /
+lowest utilisation (:mod:`.nodescore`), ties by name. The choice is committed
+(allocated ResourceClaims) before the next pod. A node where a pod (with the same shared claims pending) failed is
 not tried again for it, nor for any later pod asking for the same claim specs
 (its *shape*): allocations only grow, so a failure stays a failure. No
 preemption."""
@@ -23,6 +25,7 @@ from dralloc.inventory.nodesel import NodeSelectorError, selector_matches
 from dralloc.io import ObjectSet
 from dralloc.models import AllocationResult, Node, ResourceClaim, ResourceClaimStatus
 from dralloc.planner.cluster import _node_slices
+from dralloc.planner.nodescore import NodeScores, check_policy
 from dralloc.planner.pods import PodDemand, PodsDemand
 from dralloc.solver import allocate
 
@@ -84,7 +87,9 @@ class NodeObjects:
 
 class PodSimulator:
     def __init__(self, objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node],
-                 mode: str = "replay", cache: bool = True) -> None:
+                 mode: str = "replay", cache: bool = True, policy: str = "first") -> None:
+        check_policy(policy)
+        self.policy = policy
         self.demand = demand
         self.features = features
         self.mode = mode
@@ -97,6 +102,7 @@ class PodSimulator:
         self.failed_shapes: set[tuple[tuple[str, ...], str]] = set()   # (claim specs, node) that failed
         self._shapes: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
         self.calls = 0
+        self.scores = NodeScores(self.per_node.get, features)
 
     def shape(self, pod: PodDemand, todo: list[ResourceClaim], claims: list[ResourceClaim]) -> tuple[str, ...]:
         """The claim specs a try allocates (names do not matter to the allocator)."""
@@ -135,7 +141,10 @@ class PodSimulator:
         return [done(c, a) for c, a in zip(claims, res.allocations, strict=True)]
 
     def place(self, pod: PodDemand, replica: int) -> PodPlacement | None:
-        for node in self.nodes:
+        """The pod on the policy's best feasible node: nodes are tried best
+        score first (a total order, ties by name), so the first success is
+        the best feasible node."""
+        for node in self.scores.order(self.nodes, self.policy, self.allocated):
             got = self.try_node(pod, replica, node)
             if got is None:
                 continue
@@ -143,6 +152,8 @@ class PodSimulator:
             for c in got:
                 if c.key in self.shared:
                     self.shared[c.key] = c
+            if self.policy != "first":
+                self.scores.committed(got, self.nodes)
             return PodPlacement(pod.name, replica, node.name, got)
         return None
 
@@ -174,8 +185,10 @@ def done(claim: ResourceClaim, alloc: AllocationResult) -> ResourceClaim:
 
 
 def simulate_pods(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
-                  mode: str = "replay", progress: Progress | None = None, cache: bool = True) -> PodsSim:
+                  mode: str = "replay", progress: Progress | None = None, cache: bool = True,
+                  policy: str = "first") -> PodsSim:
     """The scheduler's pod-by-pod answer for ``demand`` (see the module doc);
-    ``cache=False`` calls the allocator for every pod and node."""
+    ``cache=False`` calls the allocator for every pod and node; ``policy``:
+    first, most or least."""
     nodes = list(nodes if nodes is not None else objs.nodes)
-    return PodSimulator(objs, demand, features, nodes, mode, cache).run(progress)
+    return PodSimulator(objs, demand, features, nodes, mode, cache, policy).run(progress)
