@@ -10,9 +10,9 @@ computes exactly that with integer vectors; ``replaysim`` runs the real
 replay engine pod by pod, and the tests check both agree.
 
 Node policies: ``first`` (first feasible node in name order), ``most`` /
-``least`` allocated (the feasible node with the highest / lowest share of its
-counters in use -- the average over its units and counters, exact fractions
--- ties by name)."""
+``least`` allocated (the feasible node with the highest / lowest utilisation
+as cluster-autoscaler computes it for DRA, :mod:`.utilisation`, exact
+fractions, on the state so far -- ties by name)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from fractions import Fraction
 
 from dralloc.errors import InputError
 from dralloc.planner.cluster import Cluster
+from dralloc.planner.utilisation import UnitState, node_load, unit_state
 
 POLICIES = ("first", "most", "least")
 
@@ -53,7 +54,7 @@ class Simulator:
         self.record = record
         self.free = [list(cluster.types[u.type].caps) for u in cluster.units]
         self.taken: list[set[int]] = [set() for _ in cluster.units]
-        self.load = [Fraction(0)] * len(cluster.nodes)
+        self.load = [node_load(cluster, n) if policy != "first" else Fraction(0) for n in range(len(cluster.nodes))]
         self.full: dict[int, set[int]] = {}   # claim type -> nodes where it no longer fits
         self.ptr: dict[int, int] = {}
         self._cands: dict[tuple[int, int], list[tuple[int, int]]] = {}
@@ -83,9 +84,10 @@ class Simulator:
         self.taken[ui].add(di)
         self.free[ui] = [f - u for f, u in zip(self.free[ui], use, strict=True)]
         if self.policy != "first":
-            n = len(self.c.nodes[node].units) * max(1, len(ut.caps))
-            self.load[node] += sum((Fraction(u, cap) for u, cap in zip(use, ut.caps, strict=True) if cap),
-                                   Fraction(0)) / n
+            self.load[node] = node_load(self.c, node, self._state)
+
+    def _state(self, ui: int) -> UnitState:
+        return unit_state(self.c, self.c.units[ui], self.free[ui], len(self.taken[ui]))
 
     def place(self, t: int) -> tuple[int, int, int] | None:
         full = self.full.setdefault(t, set())

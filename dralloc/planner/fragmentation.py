@@ -5,14 +5,8 @@ partition still allocatable (the free device that fits and takes the largest
 share of the unit -- sum over counters of use/capacity), and the stranded
 counters: free capacity that no set of free devices can use together.
 
-Utilisation follows cluster-autoscaler's DRA calculation, per pool: the
-highest share of any counter consumed by allocated devices, blended with the
-share of allocated devices that consume no counters, weighted by the number
-of distinct partitionable devices (counter sets) in use against the number of
-counter-less devices; a node's utilisation is its highest pool's. dralloc
-computes it with exact fractions (the autoscaler uses float64 and yields NaN
-for a pool with counters but no allocation and no counter-less device; dralloc
-reports 0 there).
+Utilisation follows cluster-autoscaler's DRA calculation
+(:mod:`.utilisation`).
 
 The re-pack is the layout question on empty units for the devices allocated
 now (same partitions): how many units they need at best."""
@@ -26,6 +20,9 @@ from dralloc.planner.cluster import Cluster, Unit
 from dralloc.planner.layouts import enumerate_layouts
 from dralloc.planner.optimal import Group, PatternModel, Supply
 from dralloc.planner.questions import Answer
+from dralloc.planner.utilisation import node_utilisation, pool_utilisation
+
+__all__ = ["fragmentation", "node_utilisation", "pool_utilisation", "repack", "unit_report"]
 
 
 def _share(use: tuple[int, ...], caps: tuple[int, ...]) -> Fraction:
@@ -53,40 +50,6 @@ def _use_of(devices: tuple[tuple[tuple[int, ...], int], ...], idx: tuple[int, ..
     for i in idx:
         for j, v in enumerate(devices[i][0]):
             out[j] += v
-    return out
-
-
-def pool_utilisation(cluster: Cluster, units: list[Unit]) -> Fraction:
-    """cluster-autoscaler's DRA utilisation of one pool, exact."""
-    part = Fraction(0)
-    in_use = 0
-    plain = plain_used = 0
-    for u in units:
-        ut = cluster.types[u.type]
-        if not u.total:
-            plain += len(ut.devices) + len(u.used_devices)
-            plain_used += len(u.used_devices)
-            continue
-        if u.used_devices:
-            in_use += 1
-        for total, free in zip(u.total, ut.caps, strict=True):
-            if total:
-                part = max(part, Fraction(total - free, total))
-    atomic = Fraction(plain_used, plain) if plain else Fraction(0)
-    if in_use + plain == 0:
-        return Fraction(0)
-    w = Fraction(in_use, in_use + plain)
-    return part * w + atomic * (1 - w)
-
-
-def node_utilisation(cluster: Cluster) -> dict[str, Fraction]:
-    out = {}
-    for n in cluster.nodes:
-        pools: dict[str, list[Unit]] = {}
-        for ui in n.units:
-            u = cluster.units[ui]
-            pools.setdefault(u.label.split("/", 1)[0], []).append(u)
-        out[n.name] = max((pool_utilisation(cluster, us) for us in pools.values()), default=Fraction(0))
     return out
 
 

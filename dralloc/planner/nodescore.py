@@ -2,7 +2,7 @@
 simulation (:mod:`.podsim`).
 
 A node's score is its utilisation as cluster-autoscaler computes it for DRA
-(:func:`.fragmentation.node_utilisation`: per pool the busiest counter blended
+(:mod:`.utilisation`, as the fast simulator scores: per pool the busiest counter blended
 with the share of allocated counter-less devices; the node's busiest pool),
 exact fractions, on the cluster as it is at that moment (the input's
 allocations plus every pod committed so far). Nodes are tried best score
@@ -22,7 +22,7 @@ from dralloc.models import Node, ResourceClaim
 from dralloc.planner.cluster import build_cluster
 from dralloc.planner.demand import Demand
 from dralloc.planner.firstfit import POLICIES
-from dralloc.planner.fragmentation import node_utilisation
+from dralloc.planner.utilisation import node_utilisation
 
 PoolKey = tuple[str, str]
 
