@@ -174,6 +174,17 @@ class ClusterBuilder:
             self._node(problem)
         return self.cluster
 
+    def single(self, node: Node) -> Cluster:
+        """The cluster of ``node`` alone (no fingerprint: nothing to share)."""
+        allocated = [c for c in self.objs.claims if c.status and c.status.allocation]
+        try:
+            problem = build_problem(self.slices.get(node.name, self.slices[""]), self.objs.classes, node,
+                                    self.probes, allocated, self.features)
+        except AllocationError as e:
+            raise InputError(f"node {node.name}: {e}") from None
+        self._node(problem)
+        return self.cluster
+
     def _clone(self, name: str, rep: int, rep_pools: list[tuple[str, str]],
                pools: list[tuple[str, str]]) -> None:
         """A node identical to node ``rep``: same unit types, own device names."""

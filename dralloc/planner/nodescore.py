@@ -19,10 +19,10 @@ from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim
-from dralloc.planner.cluster import build_cluster
+from dralloc.planner.cluster import ClusterBuilder
 from dralloc.planner.demand import Demand
 from dralloc.planner.firstfit import POLICIES
-from dralloc.planner.utilisation import node_utilisation
+from dralloc.planner.utilisation import node_load, unit_pool
 
 PoolKey = tuple[str, str]
 
@@ -47,30 +47,30 @@ class NodeScores:
         self.node_objects = node_objects
         self.features = features
         self._score: dict[str, Fraction] = {}
-        self._pools: dict[str, set[PoolKey]] = {}
+        self._pools: dict[str, set[str]] = {}
 
-    def pools(self, node: Node) -> set[PoolKey]:
-        if node.name not in self._pools:
-            objs = self.node_objects(node)
-            self._pools[node.name] = {(s.spec.driver, s.spec.pool.name) for s in objs.slices}
-        return self._pools[node.name]
+    def pools(self, node: Node) -> set[str]:
+        """Names of the pools the node's devices are in (known once scored)."""
+        return self._pools.get(node.name, set())
 
     def score(self, node: Node, allocated: Sequence[ResourceClaim]) -> Fraction:
         if node.name not in self._score:
-            mine = self.pools(node)
+            base = self.node_objects(node)
+            mine = {(s.spec.driver, s.spec.pool.name) for s in base.slices}
             objs = ObjectSet()
-            for o in self.node_objects(node).all():
+            for o in base.all():
                 objs.add(o)
             for c in allocated:
                 if claim_pools(c) & mine:
                     objs.add(c)
-            cluster = build_cluster(objs, Demand(), self.features, [node])
-            self._score[node.name] = node_utilisation(cluster).get(node.name, Fraction(0))
+            cluster = ClusterBuilder(objs, Demand(), self.features).single(node)
+            self._pools[node.name] = {unit_pool(u) for u in cluster.units}
+            self._score[node.name] = node_load(cluster, 0)
         return self._score[node.name]
 
     def committed(self, claims: Sequence[ResourceClaim], nodes: Sequence[Node]) -> None:
         """Forget the scores of the nodes that see a pool ``claims`` use."""
-        touched = set().union(*(claim_pools(c) for c in claims)) if claims else set()
+        touched = {p for c in claims for _, p in claim_pools(c)}
         for n in nodes:
             if n.name in self._score and self.pools(n) & touched:
                 del self._score[n.name]
