@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--template", help="add-nodes: the node to add copies of")
     p.add_argument("--template-file", action="append", default=[], metavar="FILE",
                    help="add-nodes: a node type (Node + slices) not part of the cluster; repeat for a sweep")
-    p.add_argument("--policy", choices=POLICIES, default="first", help="node choice of the first-fit simulation")
+    p.add_argument("--policy", choices=POLICIES, default="first", help="node choice of the first-fit simulation: first feasible by name, or the feasible node with the most / least DRA utilisation (as cluster-autoscaler computes it)")
     p.add_argument("--time-limit", type=float, help="CP-SAT time limit per model, seconds")
     p.add_argument("--workers", type=int, default=2, help="CP-SAT workers and sweep processes")
     p.add_argument("--scheduler", help="run sweeps on this Dask scheduler (tcp://host:port)")
