@@ -16,19 +16,7 @@ from dralloc.inventory.pools import CounterMap, Pool
 
 def available_counters(pool: Pool, enc: Encoding) -> CounterMap:
     """Counter values minus what committed devices of the pool consume."""
-    state = enc.problem.state
-    avail = {cs: dict(cn) for cs, cn in pool.counter_sets.items()}
-    for d in [d for s in pool.slices for d in s.spec.devices or []] + pool.nontargeting_devices():
-        if not state.is_allocated((pool.driver, pool.name, d.name)):
-            continue
-        for cc in d.consumes_counters or []:
-            tgt = avail.get(cc.counter_set)
-            if tgt is None:
-                continue
-            for name, c in (cc.counters or {}).items():
-                if name in tgt:
-                    tgt[name] -= c.value.value
-    return avail
+    return enc.problem.state.available_counters(pool)
 
 
 def add_counters(enc: Encoding) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dralloc.features import Features, Variant
-from dralloc.inventory.pools import DeviceID
+from dralloc.inventory.pools import CounterMap, DeviceID, Pool
 from dralloc.models import ResourceClaim
 
 
@@ -48,6 +48,23 @@ class AllocatedState:
                 else:
                     st.devices.add(dev)
         return st
+
+    def available_counters(self, pool: Pool) -> CounterMap:
+        """CN-2: the pool's counter values minus what its committed devices (on
+        any node) consume; counters a device names but the pool lacks are
+        ignored; values may go negative."""
+        avail = {cs: dict(cn) for cs, cn in pool.counter_sets.items()}
+        for d in [d for s in pool.slices for d in s.spec.devices or []] + pool.nontargeting_devices():
+            if not self.is_allocated((pool.driver, pool.name, d.name)):
+                continue
+            for cc in d.consumes_counters or []:
+                target = avail.get(cc.counter_set)
+                if target is None:
+                    continue
+                for name, c in (cc.counters or {}).items():
+                    if name in target:
+                        target[name] -= c.value.value
+        return avail
 
     def is_allocated(self, dev: DeviceID) -> bool:
         """``IsDeviceAllocated``: held exclusively, or by any share."""

@@ -24,7 +24,6 @@ from dralloc.errors import AllocationError
 from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
 from dralloc.quantity import Quantity
-from dralloc.solver.ledger import CounterLedger
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import Chosen, ReplaySearch, StepLimitReached
 from dralloc.solver.results import build_allocation
@@ -196,8 +195,8 @@ def static_defects(problem: Problem) -> set[str]:
             names.setdefault(pool.name, set()).add(pool.driver)
     if any(len(d) > 1 for d in names.values()):
         out.add("counters-keyed-by-pool-name")
-    ledger = CounterLedger(problem.state)
     for pool in problem.pools:
-        if pool.counter_sets and any(v < 0 for cs in ledger._available(pool).values() for v in cs.values()):
+        avail = problem.state.available_counters(pool) if pool.counter_sets else {}
+        if any(v < 0 for cs in avail.values() for v in cs.values()):
             out.add("overdrawn-counter-blocks-pool")
     return out

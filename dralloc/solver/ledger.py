@@ -20,28 +20,19 @@ class CounterLedger:
         self.consumed: dict[str, CounterMap] = {}
         self.source: dict[str, tuple[str, str]] = {}  # pool name -> pool id the cache came from
 
-    def _available(self, pool: Pool) -> CounterMap:
+    def available_for(self, pool: Pool) -> CounterMap:
+        """The cached available counters for the pool's *name* (the first pool
+        of that name seen fills the cache, as in Kubernetes)."""
         got = self.available.get(pool.name)
         if got is not None:
             return got
-        avail = {cs: dict(cn) for cs, cn in pool.counter_sets.items()}
-        devices = [d for s in pool.slices for d in s.spec.devices or []] + pool.nontargeting_devices()
-        for d in devices:
-            if not self.state.is_allocated((pool.driver, pool.name, d.name)):
-                continue
-            for cc in d.consumes_counters or []:
-                target = avail.get(cc.counter_set)
-                if target is None:
-                    continue
-                for name, c in (cc.counters or {}).items():
-                    if name in target:
-                        target[name] -= c.value.value
+        avail = self.state.available_counters(pool)
         self.available[pool.name] = avail
         self.source[pool.name] = pool.id
         return avail
 
     def try_add(self, pd: PoolDevice) -> bool:
-        avail = self._available(pd.pool)
+        avail = self.available_for(pd.pool)
         consumed = self.consumed.setdefault(pd.pool.name, {})
         use = pd.consumption()
         _apply(consumed, use, 1)
