@@ -18,7 +18,6 @@ class CounterLedger:
         self.state = state
         self.available: dict[str, CounterMap] = {}
         self.consumed: dict[str, CounterMap] = {}
-        self.source: dict[str, tuple[str, str]] = {}  # pool name -> pool id the cache came from
 
     def available_for(self, pool: Pool) -> CounterMap:
         """The cached available counters for the pool's *name* (the first pool
@@ -28,7 +27,6 @@ class CounterLedger:
             return got
         avail = self.state.available_counters(pool)
         self.available[pool.name] = avail
-        self.source[pool.name] = pool.id
         return avail
 
     def try_add(self, pd: PoolDevice) -> bool:
