@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections import Counter
 
 from dralloc.errors import AllocationError
+from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import RequestSpec
 from dralloc.inventory.taints import untolerated_taint
 
 
-def _why_not(problem: Problem, req: RequestSpec, pd_index: int) -> str | None:
-    pools = [pd for pool in problem.pools if pool.usable for pd in pool.devices]
-    pd = pools[pd_index]
+def _why_not(problem: Problem, req: RequestSpec, pd: PoolDevice) -> str | None:
     if pd.id in problem.state.devices and not req.admin:
         return "already allocated"
     try:
@@ -37,8 +36,8 @@ def candidate_report(problem: Problem) -> list[str]:
             for req in slot.options:
                 reasons: Counter[str] = Counter()
                 ok = 0
-                for i in range(len(usable)):
-                    w = _why_not(problem, req, i)
+                for pd in usable:
+                    w = _why_not(problem, req, pd)
                     if w is None:
                         ok += 1
                     else:
