@@ -1,8 +1,23 @@
-"""``dralloc check``: run scenario files against their expected answers.
+"""``dralloc check PATHS``: run scenario files (the conformance format) with
+one engine and check its answer against what the scenario expects.
 
-Scenario files are checked on a local process pool (``--jobs``, default: the
-number of CPUs); results are printed in file order, one line per failure (and
-per skip, with its reason), then ``check: N passed, N failed[, N skipped]``."""
+What a pass means depends on the mode:
+- replay and first-fit promise Kubernetes' answer: the same devices, results
+  and errors as the scenario's expect (first-fit may differ only where a
+  documented Kubernetes defect makes Kubernetes' answer, and replay
+  reproduces it);
+- optimal promises a better answer, not Kubernetes' one: its answer passes
+  the independent verifier, its objective is at least first-fit's (it is
+  never worse), and it is unsatisfiable (or an error) only where the
+  scenario expects Kubernetes to be. Devices are not compared with expect.
+
+Scenario files are checked on a local process pool (--jobs); results come in
+file order: -o table prints one line per failure and skip, -o wide every
+scenario, yaml/json every scenario as data; then a summary line
+check: N passed, N failed[, N skipped].
+
+Exit code 0: every scenario passed (or was skipped); 1: some failed; 2: no
+scenario file found."""
 
 from __future__ import annotations
 
@@ -10,93 +25,117 @@ import argparse
 import os
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
-from dralloc.check import check_scenario
-from dralloc.io.loader import iter_files
-from dralloc.io.scenario import load_scenarios
+from dralloc.cli import common
+from dralloc.solver.modes import MODES
+
+PASS, FAIL, SKIP = "pass", "fail", "skip"
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("check", help="run scenario files and compare with their expected answers")
+def register(sub: Any) -> None:
+    p = common.add_command(sub, "check", __doc__)
     p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders (recursive)")
-    p.add_argument("--mode", choices=("first-fit", "replay", "optimal"), default="first-fit",
-                   help="engine to check (default: %(default)s)")
-    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
-                   help="scenario files checked in parallel (default: %(default)s)")
-    p.add_argument("-v", "--verbose", action="store_true", help="print passing scenarios too")
+    p.add_argument("--mode", choices=MODES, default="first-fit",
+                   help="engine to check: replay and first-fit against Kubernetes' answer, optimal "
+                        "against its own promise (see above)")
+    p.add_argument("-j", "--jobs", type=common.POSITIVE, default=os.cpu_count() or 1,
+                   help="scenario files checked in parallel (default: the number of CPUs, %(default)s here)")
+    common.add_output(p, common.OUTPUTS, "table",
+                      "output format: table lists failures and skips, wide every scenario, "
+                      "yaml/json every scenario as data")
+    p.add_argument("-v", "--verbose", action="store_true", help="the same as -o wide")
     p.set_defaults(func=run)
 
 
-@dataclass
-class FileResult:
-    lines: list[str] = field(default_factory=list)
-    passed: int = 0
-    failed: int = 0
-    skipped: int = 0
-    via_defect: int = 0
+def check_file(path: str, mode: str) -> list[dict[str, Any]]:
+    """Every scenario of one file, as data (runs in a worker process)."""
+    from dralloc.check import check_scenario
+    from dralloc.io.scenario import load_scenarios
 
-
-def check_file(path: str, mode: str, verbose: bool) -> FileResult:
-    """Check every scenario of one file (runs in a worker process)."""
-    out = FileResult()
+    out: list[dict[str, Any]] = []
     scenarios, errors = load_scenarios([path])
     for e in errors:
-        out.lines.append(f"ERROR {e}")
-        out.failed += 1
+        out.append({"name": path, "path": path, "result": FAIL, "differences": [str(e)]})
     for sc in scenarios:
         r = check_scenario(sc, mode)
+        entry: dict[str, Any] = {"name": r.name, "path": r.path}
         if r.skipped:
-            out.skipped += 1
-            out.lines.append(f"SKIP {r.name}: {r.skipped}")
+            entry.update(result=SKIP, reason=r.skipped)
         elif r.passed:
-            out.passed += 1
+            entry.update(result=PASS, established=r.established)
             if r.defects:
-                out.via_defect += 1
-                out.lines.append(f"PASS {r.name} (Kubernetes' answer differs through defect(s): {', '.join(r.defects)})")
-            elif verbose:
-                out.lines.append(f"PASS {r.name}")
+                entry["defects"] = list(r.defects)
         else:
-            out.failed += 1
-            out.lines.append(f"FAIL {r.name} ({r.path}): " + "; ".join(r.differences))
+            entry.update(result=FAIL, differences=list(r.differences))
+        out.append(entry)
     return out
 
 
-def _results(files: list[str], args: argparse.Namespace) -> Iterator[FileResult]:
+def _results(files: list[str], args: argparse.Namespace) -> Iterator[list[dict[str, Any]]]:
     if args.jobs <= 1 or len(files) < 2:
         for f in files:
-            yield check_file(f, args.mode, args.verbose)
+            yield check_file(f, args.mode)
         return
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        yield from pool.map(check_file, files, [args.mode] * len(files), [args.verbose] * len(files),
-                            chunksize=4)
+        yield from pool.map(check_file, files, [args.mode] * len(files), chunksize=4)
+
+
+def line(e: dict[str, Any]) -> str:
+    """One scenario in words (table and wide outputs)."""
+    if e["result"] == SKIP:
+        return f"SKIP {e['name']}: {e['reason']}"
+    if e["result"] == FAIL:
+        return f"FAIL {e['name']} ({e['path']}): " + "; ".join(e["differences"])
+    if e.get("defects"):
+        return f"PASS {e['name']} (Kubernetes' answer differs through defect(s): {', '.join(e['defects'])})"
+    return f"PASS {e['name']} ({e['established']})"
+
+
+def summary(entries: list[dict[str, Any]]) -> dict[str, int]:
+    count = {k: sum(e["result"] == k for e in entries) for k in (PASS, FAIL, SKIP)}
+    return {"passed": count[PASS], "failed": count[FAIL], "skipped": count[SKIP],
+            "viaDefect": sum(bool(e.get("defects")) for e in entries)}
+
+
+def summary_line(s: dict[str, int]) -> str:
+    text = f"check: {s['passed']} passed, {s['failed']} failed"
+    if s["skipped"]:
+        text += f", {s['skipped']} skipped"
+    if s["viaDefect"]:
+        text += f" ({s['viaDefect']} passed through a documented Kubernetes defect)"
+    return text
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dralloc.io.loader import iter_files
+
     files = [str(f) for f in iter_files(args.paths) if isinstance(f, Path)]
     if not files:
         print(f"dralloc check: no scenario files under {' '.join(args.paths)}", file=sys.stderr)
         return 2
-    total = FileResult()
+    fmt = "wide" if args.verbose and args.output == "table" else args.output
+    entries: list[dict[str, Any]] = []
     show = sys.stderr.isatty()
-    for i, r in enumerate(_results(files, args), 1):
+    for i, found in enumerate(_results(files, args), 1):
         if show:
             print(f"\r[{i}/{len(files)}] ", end="", file=sys.stderr, flush=True)
-        for line in r.lines:
-            print(line)
-        total.passed += r.passed
-        total.failed += r.failed
-        total.skipped += r.skipped
-        total.via_defect += r.via_defect
+        entries.extend(found)
+        if fmt in ("table", "wide"):
+            shown = [line(e) for e in found if fmt == "wide" or e["result"] != PASS or e.get("defects")]
+            if shown:
+                common.emit("\n".join(shown))
     if show:
         print("\r", end="", file=sys.stderr)
-    line = f"check: {total.passed} passed, {total.failed} failed"
-    if total.skipped:
-        line += f", {total.skipped} skipped"
-    if total.via_defect:
-        line += f" ({total.via_defect} passed through a documented Kubernetes defect)"
-    print(line)
-    sys.stdout.flush()
-    return 0 if total.failed == 0 else 1
+    s = summary(entries)
+    if fmt in ("table", "wide"):
+        common.emit(summary_line(s))
+    else:
+        from dralloc.io.emit import render
+
+        common.emit(render({"mode": args.mode, "scenarios": entries, "summary": s}, fmt))
+    return 0 if s["failed"] == 0 else 1

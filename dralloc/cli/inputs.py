@@ -1,5 +1,6 @@
-"""Shared command-line inputs for the commands that look at one allocation
-question (allocate, explain, encode): files, node, claims or pod, features.
+"""Resolving the inputs of the commands that look at one allocation question
+(allocate, explain, encode; options in :func:`dralloc.cli.common.add_target_args`):
+files, node, claims or pod, features.
 
 Which claims: ``--claim NS/NAME`` (repeatable), or ``--pod NS/NAME`` (the
 pod's claims; templates instantiated as the resource-claim controller would),
@@ -16,36 +17,13 @@ from typing import Any
 
 import yaml
 
+from dralloc.cli.common import DEFAULT_GATES, parse_features
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
 from dralloc.io.scenario import Scenario, parse_scenario
 from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim
-
-DEFAULT_GATES = ("DRAPrioritizedList", "DRAPartitionableDevices", "DRADeviceTaints", "DRAAdminAccess",
-                 "DRAConsumableCapacity", "DRADeviceBindingConditions")
-
-
-def add_target_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="YAML/JSON files or folders (- for stdin), or one scenario file")
-    p.add_argument("--node", help="node to allocate on (default: the pod's node, or the only Node in the files)")
-    who = p.add_mutually_exclusive_group()
-    who.add_argument("--claim", action="append", default=[], metavar="NS/NAME",
-                     help="claim to allocate (repeatable; default: every unallocated claim, in order)")
-    who.add_argument("--pod", metavar="NS/NAME", help="allocate the claims of this pod")
-    p.add_argument("--features", default=None,
-                   help="comma-separated feature gates, 'all' or 'none' (default: "
-                        + ",".join(DEFAULT_GATES) + "; a scenario's own list for scenario files)")
-
-
-def parse_features(text: str) -> Features:
-    if text.strip() == "all":
-        return Features.all()
-    if text.strip() == "none":
-        return Features()
-    return Features.from_gates([g.strip() for g in text.split(",") if g.strip()])
 
 
 def _find_pod(objs: ObjectSet, key: str) -> Pod:

@@ -11,11 +11,10 @@ from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io.loader import ObjectSet
 from dralloc.models import Node, ObjectMeta, ResourceClaim, TypedObject
 from dralloc.solver.explain_counts import candidate_report
+from dralloc.solver.modes import MODES, objective_names
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import ReplaySearch
 from dralloc.solver.results import build_allocation
-
-MODES = ("replay", "first-fit", "optimal")
 
 
 def _objects(objects: ObjectSet | Iterable[TypedObject]) -> ObjectSet:
@@ -73,6 +72,8 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     by the independent verifier unless ``verify`` is False (``Outcome.verified``)."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if objective is not None:
+        objective_names(objective)  # a bogus objective is an error in every mode
     objs = _objects(objects)
     feats = _features(features)
     var = Variant(variant) if variant is not None else feats.variant()

@@ -102,9 +102,7 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
         res.notes.append(f"answered by replay: Kubernetes' answer depends on its evaluation order ({e})")
         return res
     if mode == "optimal":
-        from dralloc.solver.optimal import optimize
-
-        return optimize(enc, out, objective, time_limit, ids)
+        return _optimal(problem, enc, out, objective, time_limit, ids)
     solver, status = first_fit_solve(enc, time_limit)
     out.solver = {"status": solver.StatusName(status), "wall_time_s": round(time.perf_counter() - t0, 6),
                   "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
@@ -124,6 +122,33 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
     else:
         out.status, out.error = Status.ERROR, f"CP-SAT stopped without an answer ({solver.StatusName(status)})"
     compare_with_replay(problem, out)
+    return out
+
+
+def _optimal(problem: Problem, enc: Encoding, out: Outcome, objective: str | None,
+             time_limit: float | None, share_ids: Callable[[], str]) -> Outcome:
+    """Optimal mode, with Kubernetes' errors: where the allocator fails (invalid
+    pools and no full answer, a fatal error its search meets), so does optimal."""
+    from dralloc.solver.optimal import optimize
+
+    try:
+        optimize(enc, out, objective, time_limit, share_ids)
+    except AllocationError as e:
+        out.status, out.error, out.allocations = Status.ERROR, str(e), None
+        return out
+    if out.status is not Status.ALLOCATED and problem.has_invalid_pool():
+        out.notes.append(f"CP-SAT alone: {out.status.value}")
+        out.status, out.error, out.allocations = Status.ERROR, "invalid resource pools were encountered", None
+        return out
+    search = ReplaySearch(problem, step_limit=REPLAY_COMPARE_STEPS)
+    try:
+        search.run()
+    except StepLimitReached:
+        out.notes.append(f"Kubernetes' search not run to the end (over {REPLAY_COMPARE_STEPS} steps): "
+                         "a fatal error it could meet later is not known")
+    except AllocationError as e:
+        out.notes.append(f"CP-SAT alone: {out.status.value}; the Kubernetes search fails first")
+        out.status, out.error, out.allocations = Status.ERROR, str(e), None
     return out
 
 

@@ -5,6 +5,8 @@ counts (the approach of CPMpy's MUS tools and OR-Tools' assumptions sample)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ortools.sat.python import cp_model
 
 from dralloc.encoders.choice import NeedsReplay
@@ -13,7 +15,8 @@ from dralloc.inventory.problem import Problem
 from dralloc.solver.explain_counts import candidate_report
 
 
-def _feasible(enc: Encoding, active: list[str], time_limit: float) -> tuple[bool, list[str]]:
+def _feasible(enc: Encoding, active: list[str], time_limit: float) -> tuple[bool | None, list[str]]:
+    """(True: feasible, False: infeasible with a core, None: stopped at the time limit)."""
     m = enc.model
     m.ClearAssumptions()
     m.AddAssumptions([enc.assumptions[a] for a in active])
@@ -25,7 +28,9 @@ def _feasible(enc: Encoding, active: list[str], time_limit: float) -> tuple[bool
         idx = set(solver.SufficientAssumptionsForInfeasibility())
         core = [a for a in active if enc.assumptions[a].Index() in idx]
         return False, core or active
-    return True, []
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return True, []
+    return None, []
 
 
 def minimal_core(problem: Problem, time_limit: float = 10.0) -> list[str] | None:
@@ -36,23 +41,39 @@ def minimal_core(problem: Problem, time_limit: float = 10.0) -> list[str] | None
 
 
 def core_and_encoding(problem: Problem, time_limit: float = 10.0) -> tuple[list[str], Encoding] | None:
+    """A minimal core and its encoding, or None when there is no conflict
+    (or the answer depends on Kubernetes' evaluation order)."""
+    status, core, enc = search_core(problem, time_limit)
+    return (core, enc) if status == CONFLICT and enc is not None else None
+
+
+CONFLICT, NO_CONFLICT, ORDER_DEPENDENT, STOPPED = "conflict", "no-conflict", "order-dependent", "stopped"
+
+
+def search_core(problem: Problem, time_limit: float = 10.0) -> tuple[str, list[str], Encoding | None]:
+    """(status, core labels, encoding): ``conflict`` with a minimal core;
+    ``no-conflict``; ``stopped`` when CP-SAT reached the time limit before
+    deciding; ``order-dependent`` when a selector error makes the
+    answer depend on the order Kubernetes evaluates devices in (no model)."""
     try:
         enc = encode(problem, use_assumptions=True)
     except NeedsReplay:
-        return None
+        return ORDER_DEPENDENT, [], None
     labels = sorted(enc.assumptions)
     ok, core = _feasible(enc, labels, time_limit)
+    if ok is None:
+        return STOPPED, [], enc
     if ok:
-        return None
+        return NO_CONFLICT, [], enc
     i = 0
-    while i < len(core):  # deletion-based shrinking
+    while i < len(core):  # deletion-based shrinking (a trial stopped by the time limit keeps its element)
         trial = core[:i] + core[i + 1:]
         ok2, sub = _feasible(enc, trial, time_limit)
-        if ok2:
+        if ok2 is not False:
             i += 1
         else:
             core = [c for c in trial if c in sub] if sub else trial
-    return core, enc
+    return CONFLICT, core, enc
 
 
 def _holders(problem: Problem, label: str) -> str:
@@ -102,15 +123,49 @@ def render(problem: Problem, core: list[str], enc: Encoding | None = None) -> li
     return out
 
 
+@dataclass
+class Explanation:
+    """Why claims cannot be allocated on a node: the minimal conflicting set
+    (label and sentence per requirement), then the per-request candidate
+    counts. ``status`` is ``conflict``, ``no-conflict`` (the claims fit),
+    ``stopped`` (time limit) or ``order-dependent`` (a selector error: only
+    the replay can answer)."""
+
+    node: str
+    claims: list[str]
+    status: str
+    core: list[tuple[str, str]] = field(default_factory=list)
+    candidates: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        where = f"node {self.node or '<none>'}"
+        if self.status == CONFLICT:
+            out = [f"these requirements cannot all hold on {where} (a minimal conflicting set):"]
+            out.extend(f"  - {text}" for _, text in self.core)
+        elif self.status == NO_CONFLICT:
+            out = [f"no conflict: the claims can be allocated on {where}"]
+        elif self.status == STOPPED:
+            out = [f"undecided: CP-SAT reached the time limit on {where} before finding a conflict "
+                   "or an allocation (raise --time-limit)"]
+        else:
+            out = [f"no model: a selector error makes the answer depend on the order Kubernetes "
+                   f"evaluates devices in on {where} (run allocate --mode replay)"]
+        return out + self.candidates
+
+    def to_dict(self) -> dict[str, object]:
+        return {"node": self.node, "claims": list(self.claims), "status": self.status,
+                "core": [{"label": label, "text": text} for label, text in self.core],
+                "candidates": list(self.candidates)}
+
+
+def explanation(problem: Problem, time_limit: float = 10.0) -> Explanation:
+    status, labels, enc = search_core(problem, time_limit)
+    core = list(zip(labels, render(problem, labels, enc), strict=True)) if status == CONFLICT else []
+    return Explanation(problem.node.name, [p.key for p in problem.plans], status, core,
+                       candidate_report(problem))
+
+
 def explain(problem: Problem, time_limit: float = 10.0) -> list[str]:
     """The explanation in words: the conflicting requirements, then the
     per-request candidate counts."""
-    found = core_and_encoding(problem, time_limit)
-    lines = []
-    if found is not None:
-        core, enc = found
-        lines.append("these requirements cannot all hold on node "
-                     f"{problem.node.name or '<none>'} (a minimal conflicting set):")
-        lines.extend(f"  - {s}" for s in render(problem, core, enc))
-    lines.extend(candidate_report(problem))
-    return lines
+    return explanation(problem, time_limit).lines()

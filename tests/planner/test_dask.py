@@ -24,7 +24,7 @@ def test_demand_sweep_on_a_local_dask_cluster(capsys, tmp_path):
         out = json.loads(capsys.readouterr().out)
     finally:
         cluster.close()
-    assert [Path(a["detail"]["inputs"]["demand"][0]).parent.name for a in out] == ["layout", "add-nodes"]
+    assert [Path(a["detail"]["inputs"]["demand"][0]).parent.name for a in out["items"]] == ["layout", "add-nodes"]
     assert all(a["optimal"]["proven"] for a in out)
     # local process pool gives the same answers
     assert main(argv[:-4] + ["-o", "json"]) == 0
