@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dralloc.errors import DrallocError
+from dralloc.errors import DrallocError, InputError
 
 # name -> one line for `dralloc --help`, in the order it lists them
 COMMANDS = {
@@ -52,11 +52,13 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         if action.help == argparse.SUPPRESS:
             return action.help
         extra = []
-        if action.choices is not None and not isinstance(action, argparse._SubParsersAction) \
-                and "%(choices)" not in text and "choices" not in text:
+        if action.choices is not None and action.metavar is not None \
+                and not isinstance(action, argparse._SubParsersAction) \
+                and "%(choices)" not in text and "choices" not in text:  # a metavar hides the choices
             extra.append("choices: " + ", ".join(str(c) for c in action.choices))
         default = action.default
-        if default not in (None, False, argparse.SUPPRESS, [], "") and "default" not in text \
+        shown = not (default is None or default is False or default == argparse.SUPPRESS or default in ([], ""))
+        if shown and "default" not in text \
                 and not isinstance(action, argparse._VersionAction):
             extra.append("default: %(default)s")
         return text + (f" ({'; '.join(extra)})" if extra else "")
@@ -150,7 +152,7 @@ def add_target_args(p: argparse.ArgumentParser) -> None:
                      help="claim to allocate (repeatable; default: every unallocated claim, in file order)")
     who.add_argument("--pod", metavar="NS/NAME", help="allocate the claims of this pod")
     p.add_argument("--features", default=None, metavar="GATES",
-                   help=features_help(",".join(DEFAULT_GATES) + "; a scenario's own list for scenario files"))
+                   help=features_help(", ".join(DEFAULT_GATES) + "; a scenario's own list for scenario files"))
 
 
 # --- range-checked numbers ----------------------------------------------------
@@ -199,12 +201,29 @@ NON_NEGATIVE = integer(0)
 
 # --- files ------------------------------------------------------------------
 
-def output_path(path: str | Path) -> Path:
-    """A file about to be written: its missing folders are created. OS errors
-    (a file where a folder should be, permissions, a full disk) are left to
-    the command line's one-line report."""
+def output_dir(folder: str | Path, option: str, given: str | Path | None = None) -> Path:
+    """A folder about to be written into for ``option`` (``--out-dir``...),
+    created with its parents if missing; a file in the way, permissions or a
+    full disk are an input error naming the option and what was given."""
+    d = Path(folder)
+    shown = f"{option} {given if given is not None else folder}"
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((a for a in [d, *d.parents] if a.exists() and not a.is_dir()), d)
+        raise InputError(f"{shown}: cannot create folder {d}: {blocker} is a file") from None
+    except OSError as e:
+        raise InputError(f"{shown}: cannot create folder {d}: {e.strerror or e}") from None
+    return d
+
+
+def output_path(path: str | Path, option: str) -> Path:
+    """A file about to be written for ``option`` (``--png``...), its missing
+    folders created (see :func:`output_dir`)."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    output_dir(p.parent, option, path)
+    if p.is_dir():
+        raise InputError(f"{option} {path}: {p} is a folder, not a file")
     return p
 
 

@@ -81,7 +81,7 @@ def _write_dir(docs: list[dict[str, Any]], out: str, per_file: int) -> int:
     rest = [d for d in docs if d["kind"] != "DeviceClass"]
     starts = [i for i, d in enumerate(rest) if d["kind"] == "Node"] + [len(rest)]
     chunks = [rest[starts[i]:starts[min(i + per_file, len(starts) - 1)]] for i in range(0, len(starts) - 1, per_file)]
-    root = common.output_path(f"{out}/classes.yaml").parent
+    root = common.output_dir(out, "--out-dir")
     (root / "classes.yaml").write_text(render_objects(head, "yaml"))
     for n, chunk in enumerate(chunks):
         (root / f"nodes-{n:04d}.yaml").write_text(render_objects(chunk, "yaml"))

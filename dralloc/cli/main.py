@@ -28,10 +28,10 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
     full = set(COMMANDS) if commands is None else set(commands)
     parser = argparse.ArgumentParser(
         prog="dralloc", formatter_class=HelpFormatter,
-        description="Allocation engine for Kubernetes Dynamic Resource Allocation (DRA). "
+        description="Allocation engine for Kubernetes Dynamic Resource Allocation (DRA).\n"
                     "Run 'dralloc COMMAND --help' for a command's options.",
-        epilog="Every command that prints results takes -o (table, wide, yaml, json: the formats it "
-               "offers). Exit codes: 0 done, 1 a negative answer (cannot allocate, findings, "
+        epilog="Every command that prints results takes -o (table, wide, yaml, json: the formats\n"
+               "it offers). Exit codes: 0 done, 1 a negative answer (cannot allocate, findings,\n"
                "failures), 2 bad input or an OS error, 3 a bug in dralloc.")
     parser.add_argument("--version", action="version", version=f"dralloc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -92,7 +92,7 @@ def _pictures(args: argparse.Namespace, answers: list[Answer]) -> None:
     prefix = Path(args.png)
     if prefix.suffix == ".png":  # "report.png" -> report-compare.png, report-occupancy.png, ...
         prefix = prefix.with_suffix("")
-    common.output_path(f"{prefix}-compare.png")
+    common.output_path(f"{prefix}-compare.png", "--png")
     plots.compare(answers, f"{prefix}-compare.png")
     a = answers[0]
     util = a.detail.get("utilisation")

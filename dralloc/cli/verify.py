@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
                    help="cluster dump(s): kubectl get nodes,pods,resourceslices,deviceclasses,"
                         "resourceclaims,resourceclaimtemplates -A -o yaml (files, folders or -)")
     p.add_argument("--features", default=",".join(DEFAULT_GATES), metavar="GATES",
-                   help=common.features_help(",".join(DEFAULT_GATES)))
+                   help=common.features_help(", ".join(DEFAULT_GATES)))
     p.add_argument("--variant", choices=[v.value for v in Variant],
                    help="allocator variant (default: the one Kubernetes picks for the features)")
     p.add_argument("--order", metavar="PODS",
