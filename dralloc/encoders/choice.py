@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from dralloc.encoders.model import Encoding, Option
 from dralloc.errors import AllocationError
-from dralloc.features import Variant
-from dralloc.inventory.capacity import UnknownCapacity, request_over_capacity_ok
+from dralloc.inventory.exclusions import static_exclusion
 from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
-from dralloc.inventory.taints import untolerated_taint
 
 
 class NeedsReplay(Exception):
@@ -20,27 +18,13 @@ class NeedsReplay(Exception):
 
 
 def static_reason(enc: Encoding, spec: RequestSpec, pd: PoolDevice) -> str | None:
-    """Why ``pd`` can never serve ``spec`` in this call (None: it may)."""
-    p = enc.problem
-    dev = pd.device
-    if not spec.admin and pd.id in p.state.devices:
-        return "in use"
+    """Why ``pd`` can never serve ``spec`` in this call (the kind of the
+    inventory's exclusion; None: it may)."""
     try:
-        if not p.selectable(pd, spec):
-            return "not selected"
+        why = static_exclusion(enc.problem, spec, pd)
     except AllocationError as e:
         raise NeedsReplay(str(e)) from None
-    if not p.features.partitionable_devices and dev.consumes_counters:
-        return "consumes counters"
-    if p.features.device_taints and untolerated_taint(dev.taints, spec.tolerations) is not None:
-        return "taint"
-    if p.features.consumable_capacity and p.variant is not Variant.STABLE:
-        try:
-            if not request_over_capacity_ok(spec.capacity, dev.capacity, p.state.aggregated.get(pd.id), None):
-                return "capacity"
-        except UnknownCapacity:
-            return "capacity"
-    return None
+    return None if why is None else why.kind
 
 
 def _candidates(enc: Encoding, spec: RequestSpec) -> tuple[list[PoolDevice], dict[str, int]]:

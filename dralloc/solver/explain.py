@@ -11,6 +11,7 @@ from ortools.sat.python import cp_model
 
 from dralloc.encoders.choice import NeedsReplay
 from dralloc.encoders.model import Encoding, encode
+from dralloc.inventory.exclusions import KINDS, quantity_text
 from dralloc.inventory.problem import Problem
 from dralloc.solver.explain_counts import candidate_report
 
@@ -84,6 +85,18 @@ def _holders(problem: Problem, label: str) -> str:
     return f"; allocated devices in that pool: {', '.join(held)}" if held else ""
 
 
+def _amounts(problem: Problem, label: str) -> str:
+    """`` (40Gi in the pool, 35Gi held)`` for a counter label, in Kubernetes units."""
+    owner, cs, name = label.split(" ", 1)[1].rsplit("/", 2)
+    driver, _, pool_name = owner.partition("/")
+    pool = next((p for p in problem.pools if p.driver == driver and p.name == pool_name), None)
+    total = pool.counter_sets.get(cs, {}).get(name) if pool is not None else None
+    if pool is None or total is None:
+        return ""
+    left = problem.state.available_counters(pool).get(cs, {}).get(name, total)
+    return f" ({quantity_text(total)} in the pool, {quantity_text(total - left)} held by allocated devices)"
+
+
 def _request_detail(enc: Encoding, label: str) -> str:
     """How many devices each alternative of the request can use, and why the others not."""
     claim_key, _, slot = label.split(" ", 1)[1].rpartition("/")
@@ -92,7 +105,7 @@ def _request_detail(enc: Encoding, label: str) -> str:
         plan = enc.problem.plans[o.key[0]]
         if plan.key != claim_key or plan.slots[o.key[1]].name != slot:
             continue
-        why = ", ".join(f"{n} {w}" for w, n in sorted(o.excluded.items()))
+        why = ", ".join(f"{o.excluded[k]} {k}" for k in KINDS if o.excluded.get(k))
         if o.spec.is_all and not o.spec.num_devices:
             parts.append(f"{o.spec.name} asks for all matching devices, and none match")
             continue
@@ -109,7 +122,8 @@ def render(problem: Problem, core: list[str], enc: Encoding | None = None) -> li
             detail = _request_detail(enc, label) if enc is not None else ""
             out.append(f"{label} must be served" + (f": {detail}" if detail else ""))
         elif kind == "counter":
-            out.append(f"{label} has too little left for the devices these requests can use{_holders(problem, label)}")
+            out.append(f"{label} has too little left for the devices these requests can use"
+                       f"{_amounts(problem, label)}{_holders(problem, label)}")
         elif kind == "device":
             out.append(f"{label} can be held by only one of the requests that want it")
         elif kind == "constraint":
