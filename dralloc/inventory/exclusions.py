@@ -66,9 +66,9 @@ def static_exclusion(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exc
     dev = pd.device
     if not spec.admin and pd.id in problem.state.devices:
         return Exclusion(IN_USE)
-    why = problem.selectable.why_not(pd, spec)
-    if why is not None:
-        return _not_selected(problem, spec, why)
+    unselected = problem.selectable.why_not(pd, spec)
+    if unselected is not None:
+        return _not_selected(problem, spec, unselected)
     if not problem.features.partitionable_devices and dev.consumes_counters:
         return Exclusion(GATE_OFF, "consumes counters, DRAPartitionableDevices off")
     if problem.features.device_taints:
@@ -76,9 +76,7 @@ def static_exclusion(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exc
         if taint is not None:
             return Exclusion(TAINT, f"{taint.key}={taint.value or ''}:{taint.effect}")
     if problem.features.consumable_capacity and problem.variant is not Variant.STABLE:
-        why = _capacity(problem, spec, pd)
-        if why is not None:
-            return why
+        return _capacity(problem, spec, pd)
     return None
 
 
