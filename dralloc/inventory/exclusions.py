@@ -22,7 +22,7 @@ from dralloc.inventory.pools import CounterMap, Pool, PoolDevice
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import RequestSpec
 from dralloc.inventory.taints import untolerated_taint
-from dralloc.quantity import BINARY_SI, Quantity
+from dralloc.quantity import amount_text
 
 # kinds, in the order the filters run (reports list them in this order)
 IN_USE = "in use"
@@ -50,14 +50,6 @@ class Exclusion:
 
     def __str__(self) -> str:
         return f"{self.kind} ({self.detail})" if self.detail else self.kind
-
-
-def quantity_text(value: Fraction) -> str:
-    """An exact amount in Kubernetes units: binary suffixes when it is a
-    multiple of 1024 (``40Gi``), decimal ones otherwise (``1500m``, ``7``)."""
-    if value.denominator == 1 and value and int(value) % 1024 == 0:
-        return Quantity(value, BINARY_SI).canonical()
-    return Quantity(value).canonical()
 
 
 def static_exclusion(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exclusion | None:
@@ -101,8 +93,8 @@ def _capacity(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exclusion 
     for name, q in sorted((spec.capacity or {}).items()):
         cap = (pd.device.capacity or {}).get(name)
         used = (committed or {}).get(name, Fraction(0))
-        total = quantity_text(cap.value.value) if cap is not None else "?"
-        parts.append(f"asks {name} {q}, the device has {total}" + (f" with {quantity_text(used)} in use" if used else ""))
+        total = amount_text(cap.value.value) if cap is not None else "?"
+        parts.append(f"asks {name} {q}, the device has {total}" + (f" with {amount_text(used)} in use" if used else ""))
     return Exclusion(CAPACITY, "; ".join(parts) or "request policy")
 
 
@@ -117,7 +109,7 @@ def counters_exhausted(pd: PoolDevice, available: CounterMap) -> Exclusion | Non
             if name in left and need > left[name]:
                 have = max(left[name], Fraction(0))
                 path = f"{pd.pool.driver}/{pd.pool.name}/{cs}/{name}"
-                return Exclusion(COUNTERS, f"{path}: needs {quantity_text(need)}, {quantity_text(have)} left",
+                return Exclusion(COUNTERS, f"{path}: needs {amount_text(need)}, {amount_text(have)} left",
                                  path, need, have)
     return None
 

@@ -11,8 +11,9 @@ from ortools.sat.python import cp_model
 
 from dralloc.encoders.choice import NeedsReplay
 from dralloc.encoders.model import Encoding, encode
-from dralloc.inventory.exclusions import KINDS, quantity_text
+from dralloc.inventory.exclusions import KINDS
 from dralloc.inventory.problem import Problem
+from dralloc.quantity import amount_text
 from dralloc.solver.explain_counts import candidate_report
 
 
@@ -94,7 +95,7 @@ def _amounts(problem: Problem, label: str) -> str:
     if pool is None or total is None:
         return ""
     left = problem.state.available_counters(pool).get(cs, {}).get(name, total)
-    return f" ({quantity_text(total)} in the pool, {quantity_text(total - left)} held by allocated devices)"
+    return f" ({amount_text(total)} in the pool, {amount_text(total - left)} held by allocated devices)"
 
 
 def _request_detail(enc: Encoding, label: str) -> str:

@@ -13,10 +13,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from dralloc.inventory.exclusions import COUNTERS, KINDS, Exclusion, exclusion, quantity_text
+from dralloc.inventory.exclusions import COUNTERS, KINDS, Exclusion, exclusion
 from dralloc.inventory.pools import CounterMap, PoolDevice
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import ClaimPlan, RequestSlot, RequestSpec
+from dralloc.quantity import amount_text
 
 SHOWN_DETAILS = 3  # particulars listed per exclusion kind
 
@@ -70,8 +71,8 @@ class Tally:
         """Per counter: what is left and what the excluded devices need of it."""
         out = []
         for path, (lo, hi, left) in self.counters.items():
-            need = quantity_text(lo) if lo == hi else f"{quantity_text(lo)} to {quantity_text(hi)}"
-            out.append(f"{path}: {quantity_text(left)} left, device(s) need {need}")
+            need = amount_text(lo) if lo == hi else f"{amount_text(lo)} to {amount_text(hi)}"
+            out.append(f"{path}: {amount_text(left)} left, device(s) need {need}")
         return out
 
 

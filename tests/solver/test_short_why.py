@@ -96,9 +96,10 @@ def test_mig_devices_of_a_fully_used_gpu_are_not_free(tmp_path: Path, capsys: py
 def test_exhausted_counters_are_in_kubernetes_units() -> None:
     from fractions import Fraction
 
-    from dralloc.inventory.exclusions import counters_exhausted, quantity_text
+    from dralloc.inventory.exclusions import counters_exhausted
     from dralloc.inventory.pools import Pool, PoolDevice
     from dralloc.models import Device, ResourceSlice
+    from dralloc.quantity import amount_text
 
     gib = Fraction(1 << 30)
     dev = Device.model_validate({"name": "gpu-0-mig", "consumesCounters": [
@@ -109,7 +110,7 @@ def test_exhausted_counters_are_in_kubernetes_units() -> None:
     why = counters_exhausted(pd, {"gpu-0": {"memory": 20 * gib}})
     assert why is not None and why.detail == "gpu.example.com/p/gpu-0/memory: needs 40Gi, 20Gi left"
     assert counters_exhausted(pd, {"gpu-0": {"memory": 40 * gib}}) is None
-    assert [quantity_text(v) for v in (Fraction(1500), Fraction(3, 2), 5 * gib, Fraction(0))] == \
+    assert [amount_text(v) for v in (Fraction(1500), Fraction(3, 2), 5 * gib, Fraction(0))] == \
         ["1500", "1500m", "5Gi", "0"]
 
 
