@@ -37,8 +37,9 @@ def register(sub: Any) -> None:
     p = common.add_command(sub, "check", __doc__)
     p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders (recursive)")
     p.add_argument("--mode", choices=MODES, default="first-fit",
-                   help="engine to check: replay and first-fit against Kubernetes' answer, optimal "
-                        "against its own promise (see above)")
+                   help="engine to check: replay and first-fit against Kubernetes' answer; optimal against "
+                        "its promise: verified, never worse than first-fit on its objectives, unsatisfiable "
+                        "only where Kubernetes is (devices are not compared)")
     p.add_argument("-j", "--jobs", type=common.POSITIVE, default=os.cpu_count() or 1,
                    help="scenario files checked in parallel (default: the number of CPUs, %(default)s here)")
     common.add_output(p, common.OUTPUTS, "table",
