@@ -23,11 +23,7 @@ import sys
 from typing import Any
 
 from dralloc.cli import common, objects
-from dralloc.formats import (  # no engine: reading formats only
-    DEFAULT_DRIVER,
-    DEFAULT_NODE,
-    load_any,
-)
+from dralloc.formats import DEFAULT_DRIVER, DEFAULT_NODE
 
 EXIT_OK, EXIT_UNTRANSLATED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -47,6 +43,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dralloc.formats import load_any
+
     objs, tr = load_any(args.files, driver=args.driver, pool=args.pool, node=args.node)
     docs = [o.dump() for o in tr.objects]
     if docs or args.output == "json":
