@@ -43,7 +43,7 @@ def _subject(args: argparse.Namespace, claim_keys: list[str]) -> str:
 
 
 def _table(rows: list[dict[str, Any]], wide: bool) -> str:
-    head = ["NODE", "RESULT", "DEVICES"] + (["WHY"] if wide else [])
+    head = ["NODE", "RESULT", "DEVICES" if wide else "DEVICES OR REASON"] + (["WHY"] if wide else [])
     lines = []
     for r in rows:
         devs = ", ".join(f"{d['request']}={d['pool']}/{d['device']}" for d in r.get("devices", []))

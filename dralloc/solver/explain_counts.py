@@ -132,7 +132,8 @@ def _together(problem: Problem, found: list[list[list[Tally]]]) -> str:
     union = {pd.id for t in firsts for pd in t.free}
     total = sum(t.need for t in firsts)
     if len(union) < total:
-        why.append(f"together they need {total} devices and {len(union)} are free for them")
+        why.append(f"together they need {total} devices, only {len(union)} {'is' if len(union) == 1 else 'are'} "
+                   "free for them")
     shared = sorted({f"{pd.pool.driver}/{pd.pool.name}/{cc.counter_set}" for t in firsts for pd in t.free
                      for cc in pd.device.consumes_counters or []})
     if shared:
