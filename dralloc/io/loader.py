@@ -158,10 +158,11 @@ class ObjectSet:
         return next((n for n in self.nodes if n.name == name), None)
 
     def claim(self, key: str) -> ResourceClaim | None:
-        """The claim ``namespace/name`` (a bare name: in any namespace, the
-        first one in input order)."""
+        """The claim ``namespace/name``; a bare name means the ``default``
+        namespace, as for kubectl (or no namespace, in a scenario file)."""
         ns, _, name = key.rpartition("/")
-        return next((c for c in self.claims if c.name == name and (not ns or c.namespace == ns)), None)
+        spaces = (ns,) if ns else ("default", "")
+        return next((c for c in self.claims if c.name == name and c.namespace in spaces), None)
 
 
 def iter_files(paths: Iterable[str | Path]) -> Iterator[Path | None]:
