@@ -99,10 +99,11 @@ class ObjectSet:
 
     @classmethod
     def of(cls, objects: Iterable[TypedObject]) -> ObjectSet:
-        """A set of objects built in Python, in the given order."""
+        """A set of objects built in Python, in the given order; messages name
+        each by its place in ``objects`` ("object #3")."""
         out = cls()
-        for o in objects:
-            out.add(o)
+        for i, o in enumerate(objects):
+            out.add(o, f"object #{i}")
         return out
 
     def _bucket(self, obj: TypedObject) -> list[Any]:

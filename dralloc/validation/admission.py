@@ -43,9 +43,9 @@ def _error(f: Finding) -> InputError:
 def _duplicates(objs: ObjectSet) -> list[InputError]:
     seen: dict[tuple[str, str, str], str] = {}
     out = []
-    for i, obj in enumerate(objs.all()):
+    for obj in objs.all():
         key = object_key(obj)
-        where = objs.where(obj) or f"object #{i}"
+        where = objs.where(obj) or obj.ref
         if not key[2]:
             continue
         if key in seen:

@@ -139,8 +139,8 @@ def _attribute(c: Collector, path: str, attr: DeviceAttribute) -> None:
     for name in ("ints", "bools", "strings", "versions"):
         if getattr(attr, name) == []:
             c.add(f"{path}.{name}", "device.attribute.one-value", f"{name} must not be empty if set")
-    for v in ([attr.int_] if attr.int_ is not None else []) + (attr.ints or []):
-        f.int64(c, path, v, "int attribute")
+    for n in ([attr.int_] if attr.int_ is not None else []) + (attr.ints or []):
+        f.int64(c, path, n, "int attribute")
     for s in ([attr.string] if attr.string is not None else []) + (attr.strings or []):
         if len(s) > MAX_ATTRIBUTE_STRING:
             c.add(path, "device.attribute.string", f"string values are at most {MAX_ATTRIBUTE_STRING} characters")
