@@ -21,12 +21,25 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
+_LABELS: set[str] = set()  # values seen to be DNS labels (counter and attribute names repeat)
+_LABELS_MAX = 1 << 16
+
+
+def is_dns_label(value: str) -> bool:
+    if value in _LABELS:
+        return True
+    if not value or len(value) > MAX_LABEL or not DNS_LABEL.match(value):
+        return False
+    if len(_LABELS) < _LABELS_MAX:
+        _LABELS.add(value)
+    return True
+
+
 def dns_label(c: Collector, path: str, value: str | None, what: str, required: bool = True) -> None:
     if not value:
         if required:
             c.add(path, "format.required", f"{what} is required")
-        return
-    if len(value) > MAX_LABEL or not DNS_LABEL.match(value):
+    elif not is_dns_label(value):
         c.add(path, "format.dns-label", f"{what} {value!r} must be a DNS label (lower-case "
               f"letters, digits and '-', starting and ending alphanumeric, at most {MAX_LABEL})")
 
@@ -52,9 +65,22 @@ def driver_name(c: Collector, path: str, value: str | None, what: str = "driver 
               f"{MAX_DRIVER} characters (letters, digits, '-' and '.', starting and ending alphanumeric)")
 
 
+_VALID_NAMES: set[tuple[str, bool]] = set()  # qualified names seen valid (a cluster repeats a few)
+_VALID_NAMES_MAX = 1 << 16
+
+
 def qualified_name(c: Collector, path: str, name: str, what: str, need_domain: bool = False) -> None:
     """Attribute/capacity names: ``[domain/]identifier``; the identifier is a
     C identifier of at most 32 characters, the domain a driver name."""
+    if (name, need_domain) in _VALID_NAMES:
+        return
+    before = len(c.findings)
+    _qualified_name(c, path, name, what, need_domain)
+    if len(c.findings) == before and len(_VALID_NAMES) < _VALID_NAMES_MAX:
+        _VALID_NAMES.add((name, need_domain))
+
+
+def _qualified_name(c: Collector, path: str, name: str, what: str, need_domain: bool) -> None:
     parts = name.split("/")
     rule = "format.qualified-name"
     if len(parts) > 2:

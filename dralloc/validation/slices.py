@@ -131,23 +131,36 @@ def _counter_sets(c: Collector, sets: list[CounterSet]) -> None:
             f.dns_label(c, f"{path}.counters[{name}]", name, "counter name")
 
 
-def _attribute(c: Collector, path: str, attr: DeviceAttribute) -> None:
-    kinds = attr.set_fields()
-    if len(kinds) != 1:
+def _attribute(c: Collector, path: str, attr: DeviceAttribute) -> int:
+    """Check one attribute; returns how many values it holds (list items counted)."""
+    scalars = [v for v in (attr.int_, attr.bool_, attr.string, attr.version) if v is not None]
+    lists = [v for v in (attr.ints, attr.bools, attr.strings, attr.versions) if v is not None]
+    if len(scalars) + len(lists) != 1:
+        kinds = attr.set_fields()
         c.add(path, "device.attribute.one-value", "exactly one of int, bool, string, version (or "
               "their list forms) must be set" + (f"; found {', '.join(kinds)}" if kinds else ""))
+    if scalars and not lists:
+        _attribute_value(c, path, attr, scalars[0])
+        return 1
     for name in ("ints", "bools", "strings", "versions"):
         if getattr(attr, name) == []:
             c.add(f"{path}.{name}", "device.attribute.one-value", f"{name} must not be empty if set")
-    for n in ([attr.int_] if attr.int_ is not None else []) + (attr.ints or []):
-        f.int64(c, path, n, "int attribute")
-    for s in ([attr.string] if attr.string is not None else []) + (attr.strings or []):
-        if len(s) > MAX_ATTRIBUTE_STRING:
-            c.add(path, "device.attribute.string", f"string values are at most {MAX_ATTRIBUTE_STRING} characters")
-    for v in ([attr.version] if attr.version is not None else []) + (attr.versions or []):
+    for v in [*scalars, *(x for lst in lists for x in lst)]:
+        _attribute_value(c, path, attr, v)
+    return sum(len(x) for x in lists) or 1
+
+
+def _attribute_value(c: Collector, path: str, attr: DeviceAttribute, v: object) -> None:
+    if isinstance(v, bool):
+        return
+    if isinstance(v, int):
+        f.int64(c, path, v, "int attribute")
+    elif isinstance(v, str) and (v == attr.version or (attr.versions and v in attr.versions)):
         if len(v) > MAX_ATTRIBUTE_STRING or not f.SEMVER.match(v):
             c.add(path, "device.attribute.version", f"version {v!r} must be a semantic version "
                   f"(MAJOR.MINOR.PATCH) of at most {MAX_ATTRIBUTE_STRING} characters")
+    elif isinstance(v, str) and len(v) > MAX_ATTRIBUTE_STRING:
+        c.add(path, "device.attribute.string", f"string values are at most {MAX_ATTRIBUTE_STRING} characters")
 
 
 def _device_selection(c: Collector, path: str, d: Device, per_device: bool) -> None:
@@ -215,16 +228,8 @@ def _consumptions(c: Collector, path: str, cons: list[DeviceCounterConsumption])
         elif not c.limit(f"{cpath}.counters", "device.consumes-counters.counters", "counters", len(counters),
                          MAX_COUNTERS_PER_CONSUMPTION):
             for name in counters:
-                f.dns_label(c, f"{cpath}.counters[{name}]", name, "counter name")
-
-
-def _attribute_values(d: Device) -> int:
-    """Attribute values of a device, each list item counted."""
-    n = 0
-    for a in (d.attributes or {}).values():
-        lists = len(a.ints or ()) + len(a.bools or ()) + len(a.strings or ()) + len(a.versions or ())
-        n += lists or 1
-    return n
+                if not f.is_dns_label(name):
+                    f.dns_label(c, f"{cpath}.counters[{name}]", name, "counter name")
 
 
 def _device(c: Collector, i: int, d: Device, per_device: bool) -> None:
@@ -234,13 +239,13 @@ def _device(c: Collector, i: int, d: Device, per_device: bool) -> None:
     if len(attrs) + len(caps) > MAX_ATTRIBUTES_AND_CAPACITIES:
         c.add(path, "device.attributes.max", f"{len(attrs)} attributes + {len(caps)} capacities "
               f"(after mixins), at most {MAX_ATTRIBUTES_AND_CAPACITIES} together are allowed")
-    values = _attribute_values(d)
+    values = 0
+    for name, attr in attrs.items():
+        f.qualified_name(c, f"{path}.attributes[{name}]", name, "attribute name")
+        values += _attribute(c, f"{path}.attributes[{name}]", attr)
     if values > MAX_ATTRIBUTE_VALUES:
         c.add(path, "device.attributes.max", f"{values} attribute values (list items counted), "
               f"at most {MAX_ATTRIBUTE_VALUES} are allowed")
-    for name, attr in attrs.items():
-        f.qualified_name(c, f"{path}.attributes[{name}]", name, "attribute name")
-        _attribute(c, f"{path}.attributes[{name}]", attr)
     for name, cap in caps.items():
         f.qualified_name(c, f"{path}.capacity[{name}]", name, "capacity name")
         capacity(c, f"{path}.capacity[{name}]", cap, bool(d.allow_multiple_allocations))
