@@ -254,11 +254,13 @@ def parse_object(data: Any, where: str = "", skip_unknown: bool = False) -> Type
         raise InputError(f"expected a Kubernetes object (a mapping), got {type(data).__name__}", source=where)
     api_version, kind = data.get("apiVersion"), data.get("kind")
     name = (data.get("metadata") or {}).get("name", "") if isinstance(data.get("metadata"), dict) else ""
-    obj_ref = f"{kind or '?'} {name}".strip()
+    obj_ref = f"{kind if isinstance(kind, str) else ''} {name if isinstance(name, str) else ''}".strip()
     if not isinstance(api_version, str) or not isinstance(kind, str):
         keys = ", ".join(sorted(map(str, data))[:6]) or "none"
-        raise InputError(f"not a Kubernetes object: apiVersion and kind must be strings (top-level keys: {keys})",
-                         source=where, obj=obj_ref)
+        hint = ("; it looks like a scenario file, which dralloc check, allocate, explain and encode read"
+                if {"objects", "claims"} <= set(data) else "")
+        raise InputError(f"not a Kubernetes object: apiVersion and kind must be strings (top-level keys: {keys})"
+                         + hint, source=where, obj=obj_ref)
     found = registry.lookup(api_version, kind)
     if found is None:
         if skip_unknown:
