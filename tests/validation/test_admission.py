@@ -112,3 +112,42 @@ def test_scenario_style_input_skips_admission_on_request() -> None:
     assert out.status is Status.ALLOCATED and out.claims == ["c"]
     with pytest.raises(InputErrors):
         allocate(objs, "node-1", [zero], mode="replay")
+
+
+def _corpus_sets() -> list[tuple[str, ObjectSet]]:
+    """The upstream corpus's objects (many the API server refuses), each
+    scenario as one input."""
+    import yaml
+
+    from dralloc.io.scenario import parse_scenario
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    root = Path(__file__).resolve().parents[1] / "scenarios" / "conformance" / "upstream"
+    out = []
+    for f in sorted(root.glob("*.yaml")):
+        sc = parse_scenario(yaml.load(f.read_text(encoding="utf-8"), Loader=loader), str(f))  # noqa: S506
+        objs = ObjectSet()
+        for i, o in enumerate([*sc.objects.all(), *sc.allocated, *sc.claims]):
+            objs.add(o, f"{f.name}#{i}")
+        out.append((f.name, objs))
+    return out
+
+
+def test_validate_and_admission_agree_on_the_corpus() -> None:
+    """One rule set: the errors ``dralloc validate`` reports are exactly those
+    admission raises, object by object, field by field."""
+    from dralloc.validation import ERROR, validate
+
+    refused = 0
+    for name, objs in _corpus_sets():
+        found = {(f.source, f.object, f.field, f.rule) for f in validate(objs)
+                 if f.severity == ERROR and f.rule != "load"}
+        try:
+            admit(objs)
+            raised: set[tuple[str, str, str, str]] = set()
+        except InputErrors as e:
+            raised = {(x.source, x.obj, x.field, x.message.rsplit("[", 1)[-1].rstrip("]")) for x in e.errors
+                      if "also defined at" not in x.message}  # duplicates: the loader's, in validate
+        assert raised == found, name
+        refused += bool(raised)
+    assert refused > 50  # the corpus is full of objects the API server refuses
