@@ -25,7 +25,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cli import common
-from dralloc.solver.modes import DEFAULT_OBJECTIVE, MODES, OBJECTIVES, objective_names
+from dralloc.solver.modes import DEFAULT_MODE, DEFAULT_OBJECTIVE, MODES, OBJECTIVES, objective_names
 
 if TYPE_CHECKING:
     from dralloc.models import ResourceClaim
@@ -47,9 +47,9 @@ def _objective(text: str) -> str:
 def register(sub: Any) -> None:
     p = common.add_command(sub, "allocate", __doc__)
     common.add_target_args(p)
-    p.add_argument("--mode", choices=MODES, default=None,
+    p.add_argument("--mode", choices=MODES, default=DEFAULT_MODE,
                    help="replay: Kubernetes' search step by step; first-fit: the same answer via CP-SAT; "
-                        "optimal: CP-SAT with --objective (default: first-fit, replay without OR-Tools)")
+                        "optimal: CP-SAT with --objective (default: %(default)s, as for the library)")
     p.add_argument("--objective", type=_objective, metavar="LIST",
                    help="optimal mode: comma-separated objectives in priority order, from "
                         f"{', '.join(OBJECTIVES)} (default: {DEFAULT_OBJECTIVE})")
@@ -68,19 +68,10 @@ def register(sub: Any) -> None:
 def _mode(args: argparse.Namespace) -> str:
     from dralloc.errors import InputError
 
-    mode: str = args.mode or default_mode()
+    mode: str = args.mode
     if args.objective is not None and mode != "optimal":
         raise InputError(f"--objective applies to --mode optimal, not {mode}")
     return mode
-
-
-def default_mode() -> str:
-    """first-fit (CP-SAT) when OR-Tools and the CP-SAT module are available."""
-    try:
-        import dralloc.solver.cpsat  # noqa: F401
-    except ImportError:
-        return "replay"
-    return "first-fit"
 
 
 def claim_documents(claims: list[ResourceClaim], out: Outcome) -> list[dict[str, Any]]:
@@ -139,9 +130,9 @@ def run(args: argparse.Namespace) -> int:
         from dralloc.cli.allocate_nodes import run_all_nodes
 
         return run_all_nodes(args, mode)
-    objs, node, claims, features = resolve(args)
+    objs, node, claims, features, admitted = resolve(args)
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit)
+                   time_limit=args.time_limit, admission=admitted)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:

@@ -56,13 +56,13 @@ def _table(rows: list[dict[str, Any]], wide: bool) -> str:
 
 def run_all_nodes(args: argparse.Namespace, mode: str) -> int:
     """One answer per Node, in name order."""
-    objs, _, claims, features = resolve(args)
+    objs, _, claims, features, admitted = resolve(args)
     if not objs.nodes:
         raise InputError("--all-nodes needs Node objects in the files")
     rows = []
     for node in sorted(objs.nodes, key=lambda n: n.name):
         out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                       time_limit=args.time_limit)
+                       time_limit=args.time_limit, admission=admitted)
         rows.append(node_row(node.name, out))
     fits = sum(r["result"] == "fits" for r in rows)
     keys = [c.key for c in claims]

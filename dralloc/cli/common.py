@@ -109,7 +109,32 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
                      for r in allrows)
 
 
+# --- reading files -----------------------------------------------------------
+
+def add_input_args(p: argparse.ArgumentParser) -> None:
+    """--strict and --last-wins, for every command that reads object files
+    (the front door: :func:`dralloc.cli.inputs.read`)."""
+    p.add_argument("--strict", action="store_true",
+                   help="documents of kinds dralloc does not read are errors, not warnings")
+    p.add_argument("--last-wins", action="store_true",
+                   help="two objects of one kind and name: keep the later one (with a warning) "
+                        "instead of refusing the input")
+
+
+def warn(args: argparse.Namespace, lines: Sequence[str]) -> None:
+    """One warning line per item on stderr, prefixed with the command."""
+    for line in lines:
+        print(f"dralloc {getattr(args, 'command', '') or ''}: warning: {line}".replace("  ", " "), file=sys.stderr)
+
+
 # --- feature gates ----------------------------------------------------------
+
+def default_gates_text() -> str:
+    """The default gates, as help texts list them."""
+    from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE
+
+    return f"Kubernetes {KUBERNETES_RELEASE}'s: " + ", ".join(DEFAULT_GATES)
+
 
 def features_help(default: str) -> str:
     return ("comma-separated feature gates switched on, 'all' or 'none' (gates: "
@@ -137,22 +162,19 @@ def parse_features(text: str) -> Any:
 
 # --- one allocation question (allocate, explain, encode) ---------------------
 
-DEFAULT_GATES = ("DRAPrioritizedList", "DRAPartitionableDevices", "DRADeviceTaints", "DRAAdminAccess",
-                 "DRAConsumableCapacity", "DRADeviceBindingConditions")
-
-
 def add_target_args(p: argparse.ArgumentParser) -> None:
     """Files, node, claims or pod, feature gates (resolved by
     :func:`dralloc.cli.inputs.resolve`)."""
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="YAML/JSON files or folders (- for stdin), or one scenario file")
+    add_input_args(p)
     p.add_argument("--node", help="node to allocate on (default: the pod's node, or the only Node in the files)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--claim", action="append", default=[], metavar="NS/NAME",
                      help="claim to allocate (repeatable; default: every unallocated claim, in file order)")
     who.add_argument("--pod", metavar="NS/NAME", help="allocate the claims of this pod")
     p.add_argument("--features", default=None, metavar="GATES",
-                   help=features_help(", ".join(DEFAULT_GATES) + "; a scenario's own list for scenario files"))
+                   help=features_help(default_gates_text() + "; a scenario's own list for scenario files"))
 
 
 # --- range-checked numbers ----------------------------------------------------

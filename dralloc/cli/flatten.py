@@ -22,13 +22,15 @@ def register(subparsers: Any) -> None:
     common.add_output(p, objects.OUTPUTS, "yaml", "output format: the slices as YAML or JSON, "
                       "or one row per slice (wide: with its device names)",
                       old_format={"yaml": "yaml", "json": "json"})
+    common.add_input_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from dralloc.io import load
 
-    objs = load(args.files, skip_unknown=True)
+    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins)
+    common.warn(args, objs.warnings)
     docs = [s.dump() for s in objs.slices]
     if docs or args.output == "json":
         objects.emit(docs, args.output)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from dralloc import __version__
 from dralloc.cli.common import COMMANDS, HelpFormatter, OutputError, flush_stdout
-from dralloc.errors import DrallocError
+from dralloc.errors import DrallocError, InputErrors
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_BUG = 0, 1, 2, 3
 
@@ -82,6 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OutputError as e:  # standard output cannot be written (a full disk)
         _silence_stdout()
         print(f"{prefix}: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except InputErrors as e:  # one line per problem
+        for line in e.lines():
+            print(f"{prefix}: error: {line}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except DrallocError as e:
         print(f"{prefix}: error: {e}", file=sys.stderr)

@@ -46,6 +46,7 @@ def register(sub: Any) -> None:
                    help="write pictures to PREFIX-compare.png, PREFIX-utilisation.png, PREFIX-occupancy.png "
                         "(folders are created)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
+    common.add_input_args(p)
     p.set_defaults(func=run)
 
 
@@ -56,15 +57,18 @@ def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
 
     demands = [[d] for d in args.demand] or [[]]
     templates = [[t] for t in args.template_file] or [[]]
-    tasks = [(args.question, args.paths, d, opts, t) for d in demands for t in templates]
+    tasks = [(args.question, args.paths, d, opts, t, args.strict, args.last_wins)
+             for d in demands for t in templates]
     dicts = run_all(answer_files, tasks, args.scheduler, args.workers)
+    common.warn(args, sorted({w for d in dicts for w in d.get("warnings", [])}))
     return [Answer(d["question"], d["firstFit"], d["optimal"], d["gap"], {**d.get("detail", {}), **{
         "inputs": d["inputs"]}}) for d in dicts]
 
 
 def run(args: argparse.Namespace) -> int:
+    from dralloc.cli.inputs import read
     from dralloc.errors import InputError
-    from dralloc.planner.api import Options, answer, load_objects
+    from dralloc.planner.api import Options, answer
     from dralloc.planner.report.tables import render
 
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
@@ -72,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
         answers = _sweep(args, opts)
     else:
-        objs = load_objects([*args.paths, *args.demand])
-        tmpl = load_objects(args.template_file) if args.template_file else None
+        objs = read(args, [*args.paths, *args.demand])
+        tmpl = read(args, args.template_file) if args.template_file else None
         if tmpl is not None:
             if not tmpl.nodes:
                 raise InputError(f"--template-file {args.template_file[0]}: no Node in it")

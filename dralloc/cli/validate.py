@@ -1,5 +1,11 @@
-"""``dralloc validate FILES``: report what the API server would reject and what
-the allocator would find wrong with the pools.
+"""``dralloc validate FILES``: report what the API server would reject (the
+same rules every other command applies before it runs: what validate calls an
+error, they refuse) and, as warnings, what the API server accepts but the
+allocator will find wrong (pools, counts beyond its limit).
+
+Documents of kinds dralloc does not read get a warning line each on stderr
+(errors with --strict); two objects of one kind and name are an error
+(--last-wins keeps the later one).
 
 Output: -o table, one finding per line (file, object, field, rule), then a
 summary on stderr; -o yaml/json, the findings as data. --format text|json is
@@ -27,6 +33,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="YAML/JSON files or directories ('-' for stdin)")
     common.add_output(p, ("table", "yaml", "json"), "table", "output format",
                       old_format={"text": "table", "json": "json"})
+    common.add_input_args(p)
     p.set_defaults(func=run)
 
 
@@ -50,17 +57,17 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.io.loader import UnreadableError
     from dralloc.validation import ERROR, validate
 
-    objs = load(args.files, skip_unknown=True)
+    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins)
     findings = validate(objs)
     count = sum(1 for _ in objs.all())
     summary = _summary(findings, count, len(objs.skipped))
     if args.output in ("yaml", "json"):
         common.emit(render({"findings": [finding_dict(f) for f in findings], "skipped": objs.skipped,
-                            "summary": summary}, args.output))
+                            "replaced": objs.replaced, "summary": summary}, args.output))
     else:
-        lines = [str(f) for f in findings] + [f"note: {s}" for s in objs.skipped]
-        if lines:
-            common.emit("\n".join(lines))
+        if findings:
+            common.emit("\n".join(str(f) for f in findings))
+        common.warn(args, objs.warnings)
         print(summary, file=sys.stderr)
     if any(isinstance(e, UnreadableError) for e in objs.errors):
         return EXIT_UNREADABLE

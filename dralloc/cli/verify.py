@@ -11,15 +11,13 @@ Exit code 0: no finding at or above --fail-on; 1: some; 2: bad input."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from dralloc.checker.finding import LEVELS
 from dralloc.cli import common
-from dralloc.features import GATES, Variant
+from dralloc.features import DEFAULT_GATES, Variant
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
-DEFAULT_GATES = sorted(g for g, f in GATES.items() if f and g != "DRAListTypeAttributes")
 
 
 def register(sub: Any) -> None:
@@ -28,7 +26,8 @@ def register(sub: Any) -> None:
                    help="cluster dump(s): kubectl get nodes,pods,resourceslices,deviceclasses,"
                         "resourceclaims,resourceclaimtemplates -A -o yaml (files, folders or -)")
     p.add_argument("--features", default=",".join(DEFAULT_GATES), metavar="GATES",
-                   help=common.features_help(", ".join(DEFAULT_GATES)))
+                   help=common.features_help(common.default_gates_text()))
+    common.add_input_args(p)
     p.add_argument("--variant", choices=[v.value for v in Variant],
                    help="allocator variant (default: the one Kubernetes picks for the features)")
     p.add_argument("--order", metavar="PODS",
@@ -65,14 +64,10 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.audit import verify_state
     from dralloc.audit.render import render
     from dralloc.audit.state import pod_key
-    from dralloc.io import load
+    from dralloc.cli.inputs import read
 
     features = common.parse_features(args.features)
-    objs = load(args.paths, skip_unknown=True)
-    if objs.errors:
-        for problem in objs.errors:
-            print(f"dralloc verify: {problem}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    objs = read(args, args.paths)
     order = _order(args.order, [pod_key(p) for p in objs.pods])
     variant = Variant(args.variant) if args.variant else None
     report = verify_state(objs, features, variant, compare=not args.no_compare, order=order,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dralloc.errors import InputError
 
 MODES = ("replay", "first-fit", "optimal")
+DEFAULT_MODE = "first-fit"  # the library's and the command line's
 OBJECTIVES = ("claims", "devices", "best-fit", "fragmentation")
 DEFAULT_OBJECTIVE = "claims,best-fit"
 

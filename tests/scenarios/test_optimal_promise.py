@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from dralloc.check import PROMISE_KEPT, check_scenario, objective_shortfall, optimal_promise, run_scenario
+from dralloc.check import (
+    PROMISE_KEPT,
+    check_scenario,
+    objective_shortfall,
+    optimal_promise,
+    run_scenario,
+)
 from dralloc.cli.main import main
 from dralloc.solver.outcome import Outcome, Status
 from tests.scenarios.test_conformance import FILES, HERE, _load
