@@ -110,27 +110,8 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
     enc.model.proto.search_strategy.clear()
     objectives: list[Objective] = [(name, *_terms(enc, name)) for name in objective_names(objective)]
     ff_values = _values_at(enc, hint, objectives) if hint else None
-    report: list[dict[str, object]] = []
-    solver: cp_model.CpSolver | None = None
-    status = cp_model.UNKNOWN
-    for name, terms, maximize in objectives:
-        expr = sum(w * v for w, v in terms)
-        (enc.model.Maximize if maximize else enc.model.Minimize)(expr)
-        if hint:
-            for v in _all_vars(enc):
-                if v.Index() in hint:
-                    enc.model.AddHint(v, hint[v.Index()])
-        solver = _params(False, time_limit)
-        status = solver.Solve(enc.model)
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            break
-        val = int(solver.ObjectiveValue())
-        report.append({"objective": name, "maximize": maximize, "value": val,
-                       "bound": int(solver.BestObjectiveBound()), "status": solver.StatusName(status)})
-        enc.model.Add(expr == val) if status == cp_model.OPTIMAL else None
-        hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
-        enc.model.ClearHints()
-    if solver is not None and status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    solver, report = _stages(enc, objectives, hint, time_limit)
+    if solver is not None:
         fill(out, enc, *decode(enc, solver, share_ids))
         final = [sum(w * solver.Value(v) for w, v in terms) for _, terms, _ in objectives]
     elif ff_ok:
@@ -140,17 +121,45 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
     else:
         out.status = Status.UNSATISFIABLE
         final = []
-    for i, (name, _, maximize) in enumerate(objectives):
-        if i >= len(report):
-            report.append({"objective": name, "maximize": maximize, "status": "not reached"})
+    for i, rec in enumerate(report):
         if i < len(final):
-            report[i]["value"] = int(final[i])  # the returned answer's (a later stage may move an unproven one)
+            rec["value"] = int(final[i])  # the returned answer's (a later stage may move an unproven one)
         if ff_values is not None:
-            report[i]["firstFit"] = ff_values[i]
-        if "bound" in report[i]:
-            report[i]["gap"] = abs(int(report[i]["bound"]) - int(report[i]["value"]))  # type: ignore[call-overload]
+            rec["firstFit"] = ff_values[i]
+        if "bound" in rec:
+            rec["gap"] = abs(int(rec["bound"]) - int(rec["value"]))  # type: ignore[call-overload]
     out.solver = {"objectives": report, "wall_time_s": round(time.perf_counter() - t0, 6)}
     return out
+
+
+def _stages(enc: Encoding, objectives: list[Objective], hint: dict[int, int] | None,
+            time_limit: float | None) -> tuple[cp_model.CpSolver | None, list[dict[str, object]]]:
+    """One solve per objective, each later one holding the earlier proven
+    optima: the last solver with an answer (None: none), a record per objective."""
+    report: list[dict[str, object]] = []
+    best: cp_model.CpSolver | None = None
+    for name, terms, maximize in objectives:
+        rec: dict[str, object] = {"objective": name, "maximize": maximize, "status": "not reached"}
+        report.append(rec)
+        if best is None and report[:-1]:
+            continue  # an earlier stage found nothing: nothing to improve on
+        expr = sum(w * v for w, v in terms)
+        (enc.model.Maximize if maximize else enc.model.Minimize)(expr)
+        for v in _all_vars(enc) if hint else []:
+            if v.Index() in hint:  # type: ignore[operator]
+                enc.model.AddHint(v, hint[v.Index()])  # type: ignore[index]
+        solver = _params(False, time_limit)
+        status = solver.Solve(enc.model)
+        enc.model.ClearHints()
+        rec["status"] = solver.StatusName(status)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            continue
+        best = solver
+        rec.update(value=int(solver.ObjectiveValue()), bound=int(solver.BestObjectiveBound()))
+        if status == cp_model.OPTIMAL:
+            enc.model.Add(expr == int(solver.ObjectiveValue()))
+        hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
+    return best, report
 
 
 def _values_at(enc: Encoding, solution: dict[int, int], objectives: list[Objective]) -> list[int] | None:
