@@ -1,11 +1,13 @@
 """``dralloc allocate --all-nodes``: the claims tried on every Node, as the
 scheduler's filter does; one row per node with the devices it would take or,
 when it cannot take them, its reason (the plain summary line of the short
-why), then a summary naming the pod (or the claims) asked about."""
+why), then a summary naming the pod (or the claims) asked about. On a
+terminal, stderr shows how many nodes were tried so far."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from dralloc.cli import common
@@ -60,10 +62,16 @@ def run_all_nodes(args: argparse.Namespace, mode: str) -> int:
     if not objs.nodes:
         raise InputError("--all-nodes needs Node objects in the files")
     rows = []
-    for node in sorted(objs.nodes, key=lambda n: n.name):
+    nodes = sorted(objs.nodes, key=lambda n: n.name)
+    show = sys.stderr.isatty() and len(nodes) > 1
+    for i, node in enumerate(nodes, 1):
+        if show:
+            print(f"\r  nodes tried: {i - 1}/{len(nodes)}", end="", file=sys.stderr, flush=True)
         out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
                        time_limit=args.time_limit, admission=admitted)
         rows.append(node_row(node.name, out))
+    if show:
+        print(f"\r  nodes tried: {len(nodes)}/{len(nodes)}", file=sys.stderr)
     fits = sum(r["result"] == "fits" for r in rows)
     keys = [c.key for c in claims]
     summary = f"{fits} of {len(rows)} node(s) fit {_subject(args, keys)}"
