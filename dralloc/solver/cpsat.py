@@ -23,6 +23,7 @@ from dralloc.encoders.model import Encoding, encode
 from dralloc.errors import AllocationError
 from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
+from dralloc.inventory.requests import MAX_RESULTS
 from dralloc.quantity import Quantity
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import Chosen, ReplaySearch, StepLimitReached
@@ -140,6 +141,8 @@ def _optimal(problem: Problem, enc: Encoding, out: Outcome, objective: str | Non
         out.notes.append(f"CP-SAT alone: {out.status.value}")
         out.status, out.error, out.allocations = Status.ERROR, "invalid resource pools were encountered", None
         return out
+    if not _search_may_fail(problem):
+        return out
     search = ReplaySearch(problem, step_limit=REPLAY_COMPARE_STEPS)
     try:
         search.run()
@@ -150,6 +153,20 @@ def _optimal(problem: Problem, enc: Encoding, out: Outcome, objective: str | Non
         out.notes.append(f"CP-SAT alone: {out.status.value}; the Kubernetes search fails first")
         out.status, out.error, out.allocations = Status.ERROR, str(e), None
     return out
+
+
+def _search_may_fail(problem: Problem) -> bool:
+    """Whether Kubernetes' search can end in a fatal error that depends on its
+    order (selector errors are caught when the model is built): an All
+    request in a claim with constraints ("cannot add device ... constraint"),
+    or a claim whose alternatives can together ask for more than 32 results
+    ("allocation max size exceeded")."""
+    for plan in problem.plans:
+        if plan.constraints and any(o.is_all for slot in plan.slots for o in slot.options):
+            return True
+        if sum(max((o.num_devices for o in slot.options), default=0) for slot in plan.slots) > MAX_RESULTS:
+            return True
+    return False
 
 
 def _wants_optional(objective: str | None) -> bool:
