@@ -45,15 +45,18 @@ class Ledger:
     def __len__(self) -> int:
         return len(self.claims)
 
-    def add(self, claim: ResourceClaim) -> None:
-        """Record an allocated claim (replacing an earlier one of that key)."""
+    def add(self, claim: ResourceClaim, seq: int | None = None) -> int:
+        """Record an allocated claim (replacing an earlier one of that key),
+        last in order unless ``seq`` puts it back where it was."""
         key = claim_key(claim)
         self.remove(key)
-        seq, self.next_seq = self.next_seq, self.next_seq + 1
+        if seq is None:
+            seq, self.next_seq = self.next_seq, self.next_seq + 1
         self.claims[seq] = claim
         self.seq_of[key] = seq
         for p in result_pools(claim):
             self.by_pool.setdefault(p, set()).add(seq)
+        return seq
 
     def remove(self, key: str) -> ResourceClaim | None:
         seq = self.seq_of.pop(key, None)

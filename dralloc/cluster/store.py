@@ -6,7 +6,8 @@ and dropped only when one of its pools or the node changes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from dralloc.cluster.foreign import ForeignPools
@@ -54,6 +55,7 @@ class ClusterStore:
         self._pods: dict[str, Pod] = {}
         self._views: dict[str, NodeView] = {}
         self._viewers: dict[PoolKey, set[str]] = {}      # pool -> nodes whose cached view holds it
+        self._journal: list[tuple[str, ResourceClaim | None, int | None]] | None = None   # for trial()
 
     # ------------------------------------------------------------ adding objects
 
@@ -153,14 +155,34 @@ class ClusterStore:
     def record(self, claim: ResourceClaim) -> None:
         """Hold ``claim`` as it is (allocated or not), replacing one of its key."""
         key = claim_key(claim)
+        if self._journal is not None:
+            self._journal.append((key, self._claims.get(key), self._ledger.seq_of.get(key)))
+        self._put(key, claim)
+
+    def _put(self, key: str, claim: ResourceClaim | None, seq: int | None = None) -> None:
         for p in self._ledger.pools_held(key):
             self._foreign.claims_changed(p)
         self._ledger.remove(key)
+        if claim is None:
+            self._claims.pop(key, None)
+            return
         self._claims[key] = claim
         if is_allocated(claim):
-            self._ledger.add(claim)
+            self._ledger.add(claim, seq)
             for p in result_pools(claim):
                 self._foreign.claims_changed(p)
+
+    @contextmanager
+    def trial(self) -> Iterator[None]:
+        """Claims recorded, committed or released inside the ``with`` block
+        are put back as they were when it ends (what-if questions)."""
+        outer, self._journal = self._journal, []
+        try:
+            yield
+        finally:
+            for key, claim, seq in reversed(self._journal):
+                self._put(key, claim, seq)
+            self._journal = outer
 
     def release(self, key: str) -> ResourceClaim | None:
         """Deallocate the claim ``key`` (it stays, without an allocation);

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from randcluster import classes, claim_doc, cluster_docs, node_pools, objects, slice_doc
+from randcluster import claim_doc, classes, cluster_docs, node_pools, objects, slice_doc
 
 from dralloc.cluster import Cluster
 from dralloc.features import Features
