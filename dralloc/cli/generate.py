@@ -22,7 +22,13 @@ from typing import Any
 from dralloc.errors import InputError
 from dralloc.planner.generate import clusters as gen
 from dralloc.planner.generate import tpu
-from dralloc.planner.generate.emit import FORMATS, Progress, stderr_progress, write_dir, write_groups
+from dralloc.planner.generate.emit import (
+    FORMATS,
+    Progress,
+    stderr_progress,
+    write_dir,
+    write_groups,
+)
 from dralloc.planner.generate.nodes import KINDS, NodeType
 from dralloc.planner.generate.profiles import gpu_models
 
@@ -61,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c.add_argument("--seed", type=int, default=0, help="seed for UUIDs, slice names and addresses (default 0)")
     c.add_argument("--prefix", help="node name prefix (default: the kind); one type only")
     c.add_argument("--out-dir", help="write classes.yaml and files of --per-file nodes into this directory")
-    c.add_argument("--per-file", type=int, default=100, help="nodes per file with --out-dir (default 100)")
+    c.add_argument("--per-file", type=int, default=100, help="nodes per file with --out-dir (a TPU block of four hosts counts as one; default 100)")
     c.add_argument("--format", choices=FORMATS, default="yaml", help="yaml (default) or one JSON List per file")
     c.set_defaults(func=run_cluster)
     d = what.add_parser("demand", help="workloads asking for MIG devices")
