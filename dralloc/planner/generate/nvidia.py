@@ -55,7 +55,7 @@ class GpuPlace:
 
 def places(node: str, gpus: int, topo: Topology, ids: Ids) -> list[GpuPlace]:
     """The node's GPUs in PCI order (minor numbers follow it)."""
-    out = []
+    out: list[GpuPlace] = []
     for r in range(topo.roots):
         for j in range(topo.gpus_per_root):
             minor = len(out)
