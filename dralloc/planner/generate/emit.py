@@ -28,7 +28,18 @@ FORMATS = ("yaml", "json")
 Progress = Callable[[int, int], None]
 
 
+_STRINGS: dict[str, str] = {}   # written form of each string seen (they repeat a lot)
+_STRINGS_MAX = 1 << 16
+
+
 def scalar(v: Any) -> str:
+    if isinstance(v, str):
+        got = _STRINGS.get(v)
+        if got is None:
+            got = v if PLAIN.match(v) and v.lower() not in RESERVED else json.dumps(v)
+            if len(_STRINGS) < _STRINGS_MAX:
+                _STRINGS[v] = got
+        return got
     if v is True:
         return "true"
     if v is False:
@@ -37,8 +48,6 @@ def scalar(v: Any) -> str:
         return "null"
     if isinstance(v, int):
         return str(v)
-    if isinstance(v, str):
-        return v if PLAIN.match(v) and v.lower() not in RESERVED else json.dumps(v)
     raise InputError(f"generate: cannot write a {type(v).__name__} value")
 
 
@@ -69,6 +78,11 @@ class YamlWriter:
         parts = []
         for k, v in m.items():
             head = f"{pad}{scalar(k)}:"
+            if type(v) is dict and len(v) == 1:   # {"string": ...}, {"value": ...}: most maps written
+                ((k2, v2),) = v.items()
+                if not isinstance(v2, (dict, list)):
+                    parts.append(f"{head}\n{pad}  {scalar(k2)}: {scalar(v2)}\n")
+                    continue
             if isinstance(v, dict):
                 parts.append(f"{head}\n{self.block(v, indent + 2)}" if v else f"{head} {{}}\n")
             elif isinstance(v, list):
