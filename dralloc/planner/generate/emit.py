@@ -1,5 +1,5 @@
 """Writing generated documents fast: a block-style YAML writer for plain data
-(maps with string keys, lists, strings, integers, booleans), about ten times
+(maps with string keys, lists, strings, integers, booleans), over ten times
 faster than PyYAML's C emitter on generated clusters because the maps a
 generator shares between devices (capacities, counter consumption, the
 attributes of a GPU's MIG devices) are written once per node and reused.
