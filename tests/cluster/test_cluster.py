@@ -162,3 +162,37 @@ def test_a_node_not_held_is_a_bare_node() -> None:
     cl = small()
     assert cl.node("ghost") == Node.model_validate({"metadata": {"name": "ghost"}})
     assert not cl.allocate("ghost", [claim("c")]).ok
+
+
+def _rack_pool(name: str = "rack-a", values: tuple[str, ...] = ("a",)) -> Any:
+    sel = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "rack", "operator": "In", "values": list(values)}]}]}
+    doc = slice_doc(name, "gpu.example.com", name, nodeSelector=sel, devices=[{"name": f"g{i}"} for i in range(4)])
+    return objects([doc]).slices[0]
+
+
+def _relabel(cl: Cluster, name: str, **labels: str) -> None:
+    node = cl.node(name)
+    meta = node.metadata.model_copy(update={"labels": dict(node.labels) | labels})
+    cl.add_node(node.model_copy(update={"metadata": meta}))
+
+
+def test_a_label_selected_pool_reaches_nodes_with_cached_views() -> None:
+    cl = small()
+    _relabel(cl, "a", rack="a")
+    assert not cl.allocate("a", [claim("c", 5)]).ok       # caches a's view: 2 GPUs of its own
+    cl.add_slices([_rack_pool()])
+    assert cl.allocate("a", [claim("c", 5)]).ok           # + 4 in the rack-a pool
+    assert not cl.allocate("b", [claim("c", 5)]).ok
+
+
+def test_a_relabelled_node_sees_the_pools_its_labels_select() -> None:
+    cl = small(extra=[{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "rack-b"},
+                       "spec": {"driver": "gpu.example.com", "pool": {"name": "rack-b", "resourceSliceCount": 1},
+                                "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+                                    {"key": "rack", "operator": "In", "values": ["b"]}]}]},
+                                "devices": [{"name": f"g{i}"} for i in range(4)]}}])
+    assert not cl.allocate("a", [claim("c", 5)]).ok
+    _relabel(cl, "a", rack="b")
+    assert cl.allocate("a", [claim("c", 5)]).ok
+    _relabel(cl, "a", rack="c")
+    assert not cl.allocate("a", [claim("c", 5)]).ok

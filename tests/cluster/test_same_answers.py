@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from randcluster import claim_doc, classes, cluster_docs, node_pools, objects, slice_doc
+from randcluster import claim_doc, classes, cluster_docs, node_pools, objects, shared_pools, slice_doc
 
 from dralloc.cluster import Cluster
 from dralloc.features import Features
@@ -67,10 +67,16 @@ def _step(cl: Cluster, rng: random.Random, step: int, mode: str) -> None:
     elif op < 0.8 and cl.allocated():   # allocate an allocated claim again
         again = rng.choice(cl.allocated())
         both(cl, rng.choice(names), [again], mode=mode)
-    elif op < 0.9:
+    elif op < 0.85:
         held = sorted(cl.objects().slices, key=lambda s: s.name)
         if held:
             cl.remove_slices([rng.choice(held).name])
+    elif op < 0.9:   # a node moves rack (and zone): views and label-keyed pools follow
+        node = rng.choice(cl.nodes())
+        labels = dict(node.labels) | {"rack": rng.choice("ab"), "topology.kubernetes.io/zone": rng.choice(("z1", "z3"))}
+        cl.add_node(node.model_copy(update={"metadata": node.metadata.model_copy(update={"labels": labels})}))
+    elif op < 0.95:  # shared pools come (back) with other node selections
+        cl.add_slices(objects(shared_pools(rng, names[:-1])).slices)
     else:
         docs = node_pools(rng, rng.choice(names))
         cl.add_slices([objects([d]).slices[0] for d in docs])
@@ -82,7 +88,7 @@ def test_same_answers_as_allocate(seed: int) -> None:
     label, feats = FEATURES[seed % len(FEATURES)]
     cl = Cluster(objects(cluster_docs(seed)), features=feats)
     mode = "first-fit" if seed % 4 == 3 else "replay"
-    for step in range(10):
+    for step in range(14):
         _step(cl, rng, step, mode)
 
 
