@@ -91,6 +91,8 @@ class Cluster(ClusterStore):
              nodes: Iterable[Node | str] | None = None, **how: Any) -> list[tuple[Node, Outcome]]:
         """The nodes where the claims can be allocated now, in the
         scheduler's node order, with each answer; at most ``limit``."""
+        if limit is not None and limit < 1:
+            raise InputError(f"limit {limit}: give a positive number of nodes (or None for all)")
         out: list[tuple[Node, Outcome]] = []
         for n, res in self.each_node(claims, pod=pod, nodes=nodes, **how):
             if res.ok:
@@ -105,6 +107,11 @@ class Cluster(ClusterStore):
         answer was computed for (default: looked up by the answer's keys)."""
         if outcome.status not in (Status.ALLOCATED, Status.PARTIAL) or outcome.allocations is None:
             raise InputError(f"cannot commit an answer that allocated nothing ({outcome.status.value})")
+        if claims is None:
+            missing = [k for k in outcome.claims if self.claim(k) is None]
+            if missing:
+                raise InputError(f"claim {missing[0]} is not held by the cluster: pass the claim objects the "
+                                 "answer was computed for (commit(answer, claims))")
         objs = self._todo(claims if claims is not None else outcome.claims, None)
         if len(objs) != len(outcome.allocations):
             raise InputError(f"the answer has {len(outcome.allocations)} allocations for {len(objs)} claims")

@@ -153,6 +153,10 @@ def test_bad_questions_are_input_errors() -> None:
     failed = cl.allocate("a", [claim("big", 9)])
     with pytest.raises(InputError, match="cannot commit"):
         cl.commit(failed)
+    with pytest.raises(InputError, match="claim default/fresh is not held by the cluster: pass the claim objects"):
+        cl.commit(cl.allocate("a", [claim("fresh")]))
+    with pytest.raises(InputError, match="limit 0"):
+        cl.fits([claim("x")], limit=0)
     docs = [*classes(), node("a"), node("a")]
     with pytest.raises(InputError, match="Node a is given twice"):
         Cluster(objects(docs))
