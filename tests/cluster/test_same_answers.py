@@ -1,11 +1,13 @@
 """The cluster object gives the answers ``allocate()`` gives on the whole
 cluster, in every mode and allocator variant, while claims are committed and
 released and slices come and go: seeded random clusters with every way a pool
-reaches a node and the broken cases (tests/cluster/randcluster.py)."""
+reaches a node and the broken cases (tests/cluster/randcluster.py).
+CI runs 36 seeds; ``DRALLOC_CLUSTER_SEEDS=1000`` runs more."""
 
 from __future__ import annotations
 
 import itertools
+import os
 import random
 from collections.abc import Callable
 from typing import Any
@@ -24,7 +26,7 @@ FEATURES = (
     ("incubating", Features.from_gates(["DRAPartitionableDevices", "DRAPrioritizedList", "DRAConsumableCapacity"])),
     ("no-partitions", Features.from_gates(["DRAPrioritizedList"])),
 )
-SEEDS = range(36)
+SEEDS = range(int(os.environ.get("DRALLOC_CLUSTER_SEEDS", "36")))   # more on demand
 
 
 def share_ids() -> Callable[[], str]:
