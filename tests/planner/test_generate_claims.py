@@ -116,3 +116,16 @@ def test_gpu_and_efa_on_one_pcie_root() -> None:
     again = cl.allocate(WHOLE, pod="default/again", mode="first-fit")
     devices = {r.request: r.device for r in again.allocations[0].devices.results}  # type: ignore[index,union-attr]
     assert devices == {"gpu": "gpu-2", "efa": "pci-0000-20-1b-0"}
+
+
+def test_gpu_template_aligns_gpus_and_nics_on_a_root() -> None:
+    """gen.gpu_template: two GPUs and one EFA on one PCIe root fit twice per
+    4-GPU, 2-root node (the EKS layout halved); unaligned, the NICs are free."""
+    docs = [gen.gpu_template("pair", gpus=2, nics=1), gen.gpu_template("loose", gpus=2, nics=1, aligned=False),
+            gen.workload("pair", ["pair"], 1), gen.workload("loose", ["loose"], 1)]
+    objs = gen.objects(gen.mixed_cluster([(NodeType("gpu", gpus=4, nics=2), 1)]) + docs)
+    cl = Cluster(objs, features=Features.from_gates(DEFAULT_GATES))
+    out = cl.allocate("gpu-0000", pod="default/pair")
+    roots = {r.device for r in out.allocations[0].devices.results}   # type: ignore[index,union-attr]
+    assert roots == {"gpu-0", "gpu-1", "pci-0000-10-1b-0"}
+    assert cl.allocate("gpu-0000", pod="default/loose").ok

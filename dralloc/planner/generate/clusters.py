@@ -24,6 +24,7 @@ from dralloc.planner.generate import dranet, nvidia, tpu
 from dralloc.planner.generate.demand import (  # noqa: F401  (the generator's public API)
     REPLICAS,
     claim_template,
+    gpu_template,
     mig_demand,
     mig_template,
     split,

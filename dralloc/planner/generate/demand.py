@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from dralloc.errors import InputError
+from dralloc.planner.generate.dranet import RDMA_CLASS
 from dralloc.planner.generate.nvidia import DRIVER as GPU_DRIVER
 from dralloc.planner.generate.profiles import Profile, gpu_model
 
@@ -22,6 +23,22 @@ def claim_template(name: str, device_class: str, selector: str | None = None, co
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
             "metadata": {"name": name, "namespace": "default"},
             "spec": {"spec": {"devices": {"requests": [{"name": "dev", "exactly": exactly}]}}}}
+
+
+def gpu_template(name: str, gpus: int = 1, nics: int = 0, aligned: bool = True) -> Obj:
+    """A template for ``gpus`` whole GPUs and ``nics`` RDMA NICs (EFA), the
+    NICs on the GPUs' PCIe root when ``aligned`` (``matchAttribute:
+    resource.kubernetes.io/pcieRoot``, as dranet's examples write it)."""
+    requests: list[Obj] = [{"name": "gpus", "exactly": {"deviceClassName": "gpu.nvidia.com",
+                                                        "allocationMode": "ExactCount", "count": gpus}}]
+    devices: Obj = {"requests": requests}
+    if nics:
+        requests.append({"name": "nics", "exactly": {"deviceClassName": RDMA_CLASS, "allocationMode": "ExactCount",
+                                                     "count": nics}})
+        if aligned:
+            devices["constraints"] = [{"requests": ["gpus", "nics"], "matchAttribute": "resource.kubernetes.io/pcieRoot"}]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"spec": {"devices": devices}}}
 
 
 def workload(name: str, templates: Iterable[str], replicas: int, priority: int = 0) -> Obj:
