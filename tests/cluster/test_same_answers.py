@@ -13,7 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from randcluster import claim_doc, classes, cluster_docs, node_pools, objects, shared_pools, slice_doc
+from randcluster import (
+    claim_doc,
+    classes,
+    cluster_docs,
+    node_pools,
+    objects,
+    shared_pools,
+    slice_doc,
+)
 
 from dralloc.cluster import Cluster
 from dralloc.features import Features
