@@ -4,8 +4,9 @@
 
 Nodes of 8 A100-40GB GPUs as the NVIDIA DRA driver publishes them (MIG
 partitions over shared counters, the generator's shape), one DeviceClass per
-kind. For each size and feature set (the planner's gates, which select the
-stable allocator, and the CLI's, which select incubating), on nodes spread
+kind. For each size and feature set (partitionable devices and taints only, which
+select the stable allocator, and Kubernetes 1.36's defaults, which select
+incubating), on nodes spread
 over the cluster, one call of each operation is timed, the median reported:
 
 * ``allocate`` (replay and first-fit): one claim for one 1g.5gb MIG device;
@@ -33,14 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_common import mig_claim, replicated_cluster  # noqa: E402
 
 from dralloc.cluster import Cluster  # noqa: E402
-from dralloc.features import Features  # noqa: E402
+from dralloc.features import DEFAULT_GATES, Features  # noqa: E402
 from dralloc.io import ObjectSet  # noqa: E402
 from dralloc.solver import allocate  # noqa: E402
 
 FEATURE_SETS = {
-    "stable (planner gates)": ("DRAPartitionableDevices", "DRADeviceTaints"),
-    "incubating (CLI gates)": ("DRAPrioritizedList", "DRAPartitionableDevices", "DRADeviceTaints", "DRAAdminAccess",
-                               "DRAConsumableCapacity", "DRADeviceBindingConditions"),
+    "stable (DRAPartitionableDevices, DRADeviceTaints)": ("DRAPartitionableDevices", "DRADeviceTaints"),
+    "incubating (Kubernetes 1.36 defaults: CLI, library, planner)": DEFAULT_GATES,
 }
 
 

@@ -93,7 +93,7 @@ def _run(cluster: Cluster, u: Unit) -> Answer:
 def _run_with(objs: ObjectSet, u: Unit, held: list[ResourceClaim], features: Features, variant: Variant) -> Answer:
     """The same with other gates or another allocator variant."""
     return _answer(allocate(objs, u.node, _bare(u), allocated=held, features=features, mode="replay",
-                            variant=variant, share_ids=lambda: _FIXED_SHARE))
+                            variant=variant, share_ids=lambda: _FIXED_SHARE, admission=False))
 
 
 def _answer(out: Outcome) -> Answer:
@@ -113,7 +113,7 @@ def compare_with_kubernetes(state: ClusterState, features: Features, variant: Va
                             order: Sequence[str] | None, rule_findings: Sequence[Finding]) -> tuple[list[Finding], int]:
     """Replay every unit in order against the cluster's own earlier answers."""
     units = units_in_order(state, order)
-    cluster = Cluster(state.objects, features, variant)
+    cluster = Cluster(state.objects, features, variant, admission=False)
     for u in units:   # what is held before the first unit: the claims not replayed
         for c in u.claims:
             cluster.release(c.key)

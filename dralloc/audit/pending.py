@@ -62,7 +62,7 @@ class PendingAnalysis:
     cluster: Cluster = field(init=False)
 
     def __post_init__(self) -> None:
-        self.cluster = Cluster(self.state.objects, self.features, self.variant)
+        self.cluster = Cluster(self.state.objects, self.features, self.variant, admission=False)
 
     def nodes(self, pod: Pod) -> list[Node]:
         if pod.spec.node_name:

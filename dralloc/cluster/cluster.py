@@ -27,6 +27,7 @@ from dralloc.models import Node, Pod, ResourceClaim, TypedObject
 from dralloc.solver.api import _features as resolve_features
 from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.validation.admission import admit, admit_object
 
 ClaimsArg = Iterable[ResourceClaim | str] | None
 PodArg = Pod | str | None
@@ -36,26 +37,32 @@ class Cluster(ClusterStore):
     """A cluster held in memory, indexed by node and pool.
 
     ``features`` and ``variant`` are those of :func:`dralloc.solver.allocate`
-    and hold for every call (a cluster's scheduler runs with one set of
-    feature gates). Objects are read from ``objects`` (an
-    :class:`~dralloc.io.ObjectSet` or models); :meth:`load` reads files."""
+    (default: Kubernetes 1.36's gates) and hold for every call (a cluster's
+    scheduler runs with one set of feature gates). Objects are read from
+    ``objects`` (an :class:`~dralloc.io.ObjectSet` or models); :meth:`load`
+    reads files. With ``admission`` (the default, as for ``allocate()``) the
+    objects pass the API server's defaults and validation once, here, and
+    every object added or claim given later on its own; without it they are
+    taken as the allocator's own input (as scenario files are)."""
 
     def __init__(self, objects: ObjectSet | Iterable[TypedObject] = (),
-                 features: Features | Iterable[str] | None = None, variant: Variant | str | None = None) -> None:
+                 features: Features | Iterable[str] | None = None, variant: Variant | str | None = None,
+                 admission: bool = True) -> None:
         feats = resolve_features(features)
-        super().__init__(feats, Variant(variant) if variant is not None else feats.variant())
-        items = list(objects.all() if isinstance(objects, ObjectSet) else objects)
+        super().__init__(feats, Variant(variant) if variant is not None else feats.variant(), admission)
+        objs = objects if isinstance(objects, ObjectSet) else ObjectSet.of(list(objects))
+        if admission:
+            objs = admit(objs)
+        items = list(objs.all())
         _refuse_duplicates(items)
-        self.add(items)
+        self._add_all(items)
 
     @classmethod
     def load(cls, paths: Iterable[str | Path], features: Features | Iterable[str] | None = None,
              variant: Variant | str | None = None) -> Cluster:
-        """Read files (as :func:`dralloc.io.load`); the first input error is raised."""
-        objs = load(paths, skip_unknown=True)
-        if objs.errors:
-            raise objs.errors[0]
-        return cls(objs, features, variant)
+        """Read files (as :func:`dralloc.io.load`: every problem raised at
+        once) and admit them."""
+        return cls(load(paths), features, variant)
 
     # ------------------------------------------------------------ questions
 
@@ -69,15 +76,17 @@ class Cluster(ClusterStore):
                  share_ids: Callable[[], str] | None = None, verify: bool = True) -> Outcome:
         """Allocate ``claims`` (objects or ``namespace/name`` keys), or the
         claims of ``pod``, together on ``node``, as :func:`dralloc.solver.allocate`
-        does with this cluster's objects. Nothing is committed."""
-        target = node if isinstance(node, Node) else self.node(node)
+        does with this cluster's objects. ``node`` is a Node or the name of
+        one the cluster holds (any name when it holds none, or without
+        admission). Nothing is committed."""
+        target = self._target(node)
         todo = self._todo(claims, pod)
         view = self.view(target)
         held = self.held_for(view, {claim_key(c) for c in todo})
         extra: dict[str, Any] = {"mode": mode} if mode is not None else {}
         return allocate(view.objects, target, todo, allocated=held, features=self.features,
                         variant=self.variant, objective=objective, time_limit=time_limit,
-                        share_ids=share_ids, verify=verify, **extra)
+                        share_ids=share_ids, verify=verify, admission=False, **extra)
 
     def each_node(self, claims: ClaimsArg = None, *, pod: PodArg = None,
                   nodes: Iterable[Node | str] | None = None, **how: Any) -> Iterator[tuple[Node, Outcome]]:
@@ -125,7 +134,7 @@ class Cluster(ClusterStore):
         """The allocator's normalised problem for the claims on ``node``
         (pools, allocated state, request slots), for explanations and models
         built on the inventory."""
-        target = node if isinstance(node, Node) else self.node(node)
+        target = self._target(node)
         todo = self._todo(claims, pod)
         view = self.view(target)
         held = self.held_for(view, {claim_key(c) for c in todo})
@@ -133,6 +142,14 @@ class Cluster(ClusterStore):
                              self.features, self.variant)
 
     # ------------------------------------------------------------ helpers
+
+    def _target(self, node: Node | str) -> Node:
+        if isinstance(node, Node):
+            return node
+        if node not in self._nodes and self._nodes and self.admission:
+            known = ", ".join(sorted(self._nodes)[:10])
+            raise InputError(f"node {node} not found among the {len(self._nodes)} Node(s) in the input ({known})")
+        return self.node(node)
 
     def _pod(self, pod: Pod | str) -> Pod:
         if isinstance(pod, Pod):
@@ -152,7 +169,8 @@ class Cluster(ClusterStore):
         out = []
         for c in claims:
             if isinstance(c, ResourceClaim):
-                out.append(c)
+                held = self.claim(claim_key(c)) is c
+                out.append(admit_object(c) if self.admission and not held else c)
                 continue
             found = self.claim(c)
             if found is None:

@@ -28,6 +28,7 @@ from dralloc.models import (
     ResourceSlice,
     TypedObject,
 )
+from dralloc.validation.admission import admit_object
 
 
 @dataclass
@@ -41,9 +42,10 @@ def _ns_key(obj: TypedObject) -> str:
 
 
 class ClusterStore:
-    def __init__(self, features: Features, variant: Variant) -> None:
+    def __init__(self, features: Features, variant: Variant, admission: bool = True) -> None:
         self.features = features
         self.variant = variant
+        self.admission = admission
         self._index = SliceIndex()
         self._ledger = Ledger()
         self._foreign = ForeignPools(self._index, self._ledger, features, variant)
@@ -60,15 +62,19 @@ class ClusterStore:
     # ------------------------------------------------------------ adding objects
 
     def add(self, objects: ObjectSet | Iterable[TypedObject]) -> None:
-        """Add objects; one of the same kind and name (namespace/name for
-        namespaced kinds) replaces the one held. ResourceClaims with an
+        """Add objects (each admitted, unless the cluster takes its input
+        without admission); one of the same kind and name (namespace/name
+        for namespaced kinds) replaces the one held. ResourceClaims with an
         allocation count as allocated."""
-        items = objects.all() if isinstance(objects, ObjectSet) else objects
+        items = list(objects.all() if isinstance(objects, ObjectSet) else objects)
+        self._add_all([admit_object(o) for o in items] if self.admission else items)
+
+    def _add_all(self, items: Iterable[TypedObject]) -> None:
         for obj in items:
             if isinstance(obj, ResourceSlice):
-                self.add_slices([obj])
+                self._put_slice(obj)
             elif isinstance(obj, Node):
-                self.add_node(obj)
+                self._put_node(obj)
             elif isinstance(obj, DeviceClass):
                 self._add_class(obj)
             elif isinstance(obj, ResourceClaim):
@@ -88,15 +94,18 @@ class ClusterStore:
         self._classes.append(cls)   # node views share this list
 
     def add_slices(self, slices: Iterable[ResourceSlice]) -> None:
-        """Add slices; a slice with the name of one held replaces it, in its
-        place (input order matters to the stable allocator)."""
+        """Add slices (admitted); a slice with the name of one held replaces
+        it, in its place (input order matters to the stable allocator)."""
         for s in slices:
-            seqs = self._index.names.get(s.name, [])
-            seq = seqs[0] if len(seqs) == 1 else None
-            if seq is not None:
-                self._drop_slice(seq)
-            _, keys = self._index.add(s, seq)
-            self._touch_pool(pool_key(s), keys)
+            self._put_slice(admit_object(s) if self.admission else s)
+
+    def _put_slice(self, s: ResourceSlice) -> None:
+        seqs = self._index.names.get(s.name, [])
+        seq = seqs[0] if len(seqs) == 1 else None
+        if seq is not None:
+            self._drop_slice(seq)
+        _, keys = self._index.add(s, seq)
+        self._touch_pool(pool_key(s), keys)
 
     def remove_slices(self, names: Iterable[str]) -> list[ResourceSlice]:
         """Remove the slices with these names; returns what was removed."""
@@ -127,6 +136,10 @@ class ClusterStore:
                     self._forget(name)
 
     def add_node(self, node: Node) -> None:
+        """Add or replace (by name) a Node."""
+        self._put_node(admit_object(node) if self.admission else node)
+
+    def _put_node(self, node: Node) -> None:
         self._nodes[node.name] = node
         self._tree.add(node)
         self._forget(node.name)

@@ -128,7 +128,10 @@ def test_slices_and_nodes_come_and_go() -> None:
     gone = cl.remove_node("b")
     assert gone is not None and gone.name == "b"
     assert [n.name for n, _ in cl.fits([claim("c", 5)])] == ["a"]
-    assert cl.allocate("b", [claim("c", 4)]).ok   # the shared slice still reaches a node named b
+    with pytest.raises(InputError, match="node b not found among the 1 Node"):
+        cl.allocate("b", [claim("c", 4)])
+    bare = Node.model_validate({"metadata": {"name": "b"}})
+    assert cl.allocate(bare, [claim("c", 4)]).ok   # the shared slice still reaches a node named b
 
 
 def test_a_replaced_slice_takes_effect_on_cached_views() -> None:
@@ -158,14 +161,21 @@ def test_bad_questions_are_input_errors() -> None:
     with pytest.raises(InputError, match="limit 0"):
         cl.fits([claim("x")], limit=0)
     docs = [*classes(), node("a"), node("a")]
+    with pytest.raises(InputError, match="duplicate Node a"):
+        Cluster(objects(docs))                               # admission refuses it
     with pytest.raises(InputError, match="Node a is given twice"):
-        Cluster(objects(docs))
+        Cluster(objects(docs), admission=False)              # and so does the cluster
 
 
-def test_a_node_not_held_is_a_bare_node() -> None:
-    cl = small()
-    assert cl.node("ghost") == Node.model_validate({"metadata": {"name": "ghost"}})
-    assert not cl.allocate("ghost", [claim("c")]).ok
+def test_a_node_not_held_is_an_error_or_a_bare_node() -> None:
+    """As allocate(): a name that is none of the cluster's Nodes is "not
+    found"; without admission (the allocator's own input) it is a bare node."""
+    with pytest.raises(InputError, match="node ghost not found among the 2 Node"):
+        small().allocate("ghost", [claim("c")])
+    docs = [*classes(), node("a"), gpus("a")]
+    raw = Cluster(objects(docs), features=FEATURES, admission=False)
+    assert raw.node("ghost") == Node.model_validate({"metadata": {"name": "ghost"}})
+    assert not raw.allocate("ghost", [claim("c")]).ok
 
 
 def _rack_pool(name: str = "rack-a", values: tuple[str, ...] = ("a",)) -> Any:

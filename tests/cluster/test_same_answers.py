@@ -1,7 +1,8 @@
 """The cluster object gives the answers ``allocate()`` gives on the whole
 cluster, in every mode and allocator variant, while claims are committed and
 released and slices come and go: seeded random clusters with every way a pool
-reaches a node and the broken cases (tests/cluster/randcluster.py).
+reaches a node and the broken cases (tests/cluster/randcluster.py), taken
+without admission (as the allocator's own input: broken pools are the point).
 CI runs 36 seeds; ``DRALLOC_CLUSTER_SEEDS=1000`` runs more."""
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def canon(out: Outcome) -> tuple[Any, ...]:
 def both(cl: Cluster, node: str, claims: list[ResourceClaim], **how: Any) -> Outcome:
     mine = cl.allocate(node, claims, share_ids=share_ids(), **how)
     whole = allocate(cl.objects(), node, claims, features=cl.features, variant=cl.variant,
-                     share_ids=share_ids(), **how)
+                     share_ids=share_ids(), admission=False, **how)
     assert canon(mine) == canon(whole), f"node {node}, claims {[c.key for c in claims]}, {how}"
     return mine
 
@@ -96,7 +97,7 @@ def _step(cl: Cluster, rng: random.Random, step: int, mode: str) -> None:
 def test_same_answers_as_allocate(seed: int) -> None:
     rng = random.Random(seed)
     label, feats = FEATURES[seed % len(FEATURES)]
-    cl = Cluster(objects(cluster_docs(seed)), features=feats)
+    cl = Cluster(objects(cluster_docs(seed)), features=feats, admission=False)
     mode = "first-fit" if seed % 4 == 3 else "replay"
     for step in range(14):
         _step(cl, rng, step, mode)
@@ -106,11 +107,11 @@ def test_same_answers_as_allocate(seed: int) -> None:
 def test_fits_lists_the_nodes_allocate_accepts(seed: int) -> None:
     rng = random.Random(100 + seed)
     _, feats = FEATURES[seed % len(FEATURES)]
-    cl = Cluster(objects(cluster_docs(100 + seed, nodes=5)), features=feats)
+    cl = Cluster(objects(cluster_docs(100 + seed, nodes=5)), features=feats, admission=False)
     claims = _claims(rng, 0)
     whole = cl.objects()
     want = [n.name for n in cl.nodes()
-            if allocate(whole, n, claims, features=feats, variant=cl.variant).ok]
+            if allocate(whole, n, claims, features=feats, variant=cl.variant, admission=False).ok]
     assert [n.name for n, _ in cl.fits(claims)] == want
     assert [n.name for n, _ in cl.fits(claims, limit=1)] == want[:1]
 
@@ -118,7 +119,7 @@ def test_fits_lists_the_nodes_allocate_accepts(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_optimal_mode_same_answers(seed: int) -> None:
     rng = random.Random(200 + seed)
-    cl = Cluster(objects(cluster_docs(200 + seed)), features=FEATURES[1][1])
+    cl = Cluster(objects(cluster_docs(200 + seed)), features=FEATURES[1][1], admission=False)
     for step in range(3):
         claims = _claims(rng, step)
         out = both(cl, rng.choice([n.name for n in cl.nodes()]), claims, mode="optimal", objective="claims")
@@ -136,7 +137,7 @@ def test_stable_sees_a_broken_counter_pool_of_another_node() -> None:
             slice_doc("b-dev", "gpu.example.com", "b", 2, devices=devs, nodeName="node-b"),
             slice_doc("b-cnt", "gpu.example.com", "b", 2, nodeName="node-b",
                       counters=[{"name": "mem", "counters": {"m": {"value": "4"}}}])]
-    cl = Cluster(objects(docs), features=FEATURES[0][1])
+    cl = Cluster(objects(docs), features=FEATURES[0][1], admission=False)
     too_many = parse_object({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                              "metadata": {"name": "two", "namespace": "default"},
                              "spec": {"devices": {"requests": [{"name": "r", "exactly": {

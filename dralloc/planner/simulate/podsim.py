@@ -95,7 +95,7 @@ class PodSimulator:
         self.features = features
         self.mode = mode
         self.per_node = NodeObjects(objs)
-        self.cluster = Cluster(objs, features)
+        self.cluster = Cluster(objs, features, admission=False)
         self.nodes = sorted(nodes, key=lambda n: n.name.encode())
         self.shared = dict(demand.shared)
         self.allocated = [c for c in objs.claims if c.status and c.status.allocation]

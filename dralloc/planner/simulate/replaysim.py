@@ -36,7 +36,7 @@ def claim_for(demand: Demand, workload: str, replica: int) -> ResourceClaim:
 def simulate_replay(objs: ObjectSet, demand: Demand, features: Features, mode: str = "replay") -> ReplayResult:
     out = ReplayResult()
     nodes = sorted(objs.nodes, key=lambda n: n.name.encode())
-    cluster = Cluster(objs, features)
+    cluster = Cluster(objs, features, admission=False)
     full: set[tuple[int, str]] = set()
     for w in demand.queue():
         out.served[w.name] = 0
