@@ -22,7 +22,6 @@ from pathlib import Path
 from dralloc import Cluster
 
 HERE = Path(__file__).resolve().parent
-GATES = ["DRAPartitionableDevices", "DRAPrioritizedList"]
 
 
 def devices(answer) -> str:  # type: ignore[no-untyped-def]
@@ -46,7 +45,7 @@ def schedule(cluster: Cluster, pods: list[str]) -> list[str]:
 
 
 def main() -> None:
-    cluster = Cluster.load([HERE / "cluster.yaml", HERE / "pods.yaml"], features=GATES)
+    cluster = Cluster.load([HERE / "cluster.yaml", HERE / "pods.yaml"])   # Kubernetes 1.36's gates
     queue = [f"default/train-{i}" for i in range(5)] + [f"default/infer-{i}" for i in range(9)] \
         + [f"default/chat-{i}" for i in range(3)]
     pending = schedule(cluster, queue)
