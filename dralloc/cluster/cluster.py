@@ -127,7 +127,7 @@ class Cluster(ClusterStore):
         done = [with_allocation(c, a) for c, a in zip(objs, outcome.allocations, strict=True)
                 if a.devices is not None]
         for c in done:
-            self.record(c)
+            self._record(c)   # admitted by _todo
         return done
 
     def problem(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None) -> Problem:

@@ -78,7 +78,7 @@ class ClusterStore:
             elif isinstance(obj, DeviceClass):
                 self._add_class(obj)
             elif isinstance(obj, ResourceClaim):
-                self.record(obj)
+                self._record(obj)
             elif isinstance(obj, ResourceClaimTemplate):
                 self._templates[_ns_key(obj)] = obj
             elif isinstance(obj, Pod):
@@ -166,7 +166,11 @@ class ClusterStore:
     # ------------------------------------------------------------ claims
 
     def record(self, claim: ResourceClaim) -> None:
-        """Hold ``claim`` as it is (allocated or not), replacing one of its key."""
+        """Hold ``claim`` as it is (allocated or not; admitted first unless
+        the cluster takes its input without admission), replacing one of its key."""
+        self._record(admit_object(claim) if self.admission else claim)
+
+    def _record(self, claim: ResourceClaim) -> None:
         key = claim_key(claim)
         if self._journal is not None:
             self._journal.append((key, self._claims.get(key), self._ledger.seq_of.get(key)))
@@ -205,7 +209,7 @@ class ClusterStore:
         if held is None or not is_allocated(held):
             return None
         status = held.status.model_copy(update={"allocation": None}) if held.status else ResourceClaimStatus()
-        self.record(held.model_copy(update={"status": status}))
+        self._record(held.model_copy(update={"status": status}))
         return held
 
     # ------------------------------------------------------------ lookups
