@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from dralloc.cli.inputs import add_target_args, resolve
+from dralloc.cluster import Cluster
 from dralloc.errors import InputError
 from dralloc.models import ResourceClaim
 from dralloc.solver.api import DEFAULT_MODE, MODES, allocate
@@ -41,7 +42,8 @@ def register(sub: Any) -> None:
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout")
     p.add_argument("--all-nodes", action="store_true",
-                   help="try every Node in the files (as the scheduler's filter does) and print one line per node")
+                   help="try every Node in the files (as the scheduler's filter does, in its node order: zones "
+                        "in turn, nodes in file order) and print one line per node")
     p.add_argument("-o", "--output", choices=("yaml", "json", "table"), default="yaml", help="output format")
     p.add_argument("--explain", action="store_true",
                    help="also print how the answer was reached (search steps, reasons) on stderr")
@@ -92,9 +94,8 @@ def run_all_nodes(args: argparse.Namespace) -> int:
     mode = args.mode
     rows = [("NODE", "RESULT", "DEVICES")]
     fits = 0
-    for node in sorted(objs.nodes, key=lambda n: n.name):
-        out = allocate(objs, node, claims, features=features, mode=mode, time_limit=args.time_limit,
-                       admission=admitted)
+    cluster = Cluster(objs, features=features, admission=admitted)
+    for node, out in cluster.each_node(claims, mode=mode, time_limit=args.time_limit):
         if out.status is Status.ALLOCATED:
             fits += 1
             devs = [f"{r.request}={r.pool}/{r.device}" for a in out.allocations or []
