@@ -1,5 +1,6 @@
 """``dralloc allocate --all-nodes``: the claims tried on every Node, as the
-scheduler's filter does; one row per node with the devices it would take or,
+scheduler's filter does and in its node order (zones in turn, nodes in file
+order: :class:`dralloc.cluster.Cluster`); one row per node with the devices it would take or,
 when it cannot take them, its reason (the plain summary line of the short
 why), then a summary naming the pod (or the claims) asked about. On a
 terminal, stderr shows how many nodes were tried so far."""
@@ -12,8 +13,8 @@ from typing import Any
 
 from dralloc.cli import common
 from dralloc.cli.inputs import resolve
+from dralloc.cluster import Cluster
 from dralloc.errors import InputError
-from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Outcome, Status
 
 EXIT_OK, EXIT_UNSATISFIABLE = 0, 1
@@ -62,16 +63,14 @@ def run_all_nodes(args: argparse.Namespace, mode: str) -> int:
     if not objs.nodes:
         raise InputError("--all-nodes needs Node objects in the files")
     rows = []
-    nodes = sorted(objs.nodes, key=lambda n: n.name)
-    show = sys.stderr.isatty() and len(nodes) > 1
-    for i, node in enumerate(nodes, 1):
-        if show:
-            print(f"\r  nodes tried: {i - 1}/{len(nodes)}", end="", file=sys.stderr, flush=True)
-        out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                       time_limit=args.time_limit, admission=admitted)
+    total = len(objs.nodes)
+    show = sys.stderr.isatty() and total > 1
+    cluster = Cluster(objs, features=features, admission=admitted)
+    for node, out in cluster.each_node(claims, mode=mode, objective=args.objective, time_limit=args.time_limit):
         rows.append(node_row(node.name, out))
-    if show:
-        print(f"\r  nodes tried: {len(nodes)}/{len(nodes)}", file=sys.stderr)
+        if show:
+            print(f"\r  nodes tried: {len(rows)}/{total}", end="" if len(rows) < total else "\n",
+                  file=sys.stderr, flush=True)
     fits = sum(r["result"] == "fits" for r in rows)
     keys = [c.key for c in claims]
     summary = f"{fits} of {len(rows)} node(s) fit {_subject(args, keys)}"

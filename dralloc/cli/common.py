@@ -262,17 +262,22 @@ def flush_stdout() -> None:
         raise OutputError(f"cannot write to standard output: {e.strerror or e}") from None
 
 
-def emit_objects(docs: list[dict[str, Any]], fmt: str) -> None:
-    """Kubernetes objects on standard output, streamed (yaml or json)."""
-    from dralloc.io.emit import write_objects
-
+def to_stdout(write: Callable[[Any], object]) -> None:
+    """``write(sys.stdout)``, then flush: a write error is an :class:`OutputError`."""
     try:
-        write_objects(docs, fmt, sys.stdout)
+        write(sys.stdout)
     except BrokenPipeError:
         raise
     except OSError as e:
         raise OutputError(f"cannot write to standard output: {e.strerror or e}") from None
     flush_stdout()
+
+
+def emit_objects(docs: list[dict[str, Any]], fmt: str) -> None:
+    """Kubernetes objects on standard output, streamed (yaml or json)."""
+    from dralloc.io.emit import write_objects
+
+    to_stdout(lambda out: write_objects(docs, fmt, out))
 
 
 def emit(text: str) -> None:

@@ -1,16 +1,33 @@
-"""``dralloc generate``: realistic clusters (GPUs with real MIG profile tables,
-NICs) and demand mixes, as plain resource.k8s.io/v1 YAML."""
+"""``dralloc generate``: clusters shaped like what real drivers publish (the
+NVIDIA GPU driver's whole GPUs and DynamicMIG devices over shared counters,
+dranet's NICs on the GPUs' PCIe roots, KEP-4815 TPU blocks), deterministic for
+a seed, and demand mixes, as resource.k8s.io/v1 YAML (or one JSON List).
+
+    dralloc generate cluster --nodes 1000 > cluster.yaml               # DynamicMIG A100 nodes
+    dralloc generate cluster --types gpu=600,mig=400 --nics 4 --out-dir cluster/
+    dralloc generate cluster --types mig:h100-80gb-sxm5=8,tpu=16 --seed 7
+
+Large clusters go to ``--out-dir``: ``classes.yaml`` and files of
+``--per-file`` nodes each (``nodes-0000.yaml``...), with progress on stderr."""
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+from collections.abc import Iterator
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dralloc.cli import common, objects
 from dralloc.errors import InputError
+from dralloc.planner.generate.nodes import KINDS, NodeType
 from dralloc.planner.generate.profiles import gpu_models
+
+if TYPE_CHECKING:
+    from dralloc.planner.generate.emit import Progress
+
+PROGRESS_EVERY = 100     # nodes between progress lines when writing to stdout
 
 
 def _mix(text: str) -> dict[str, int]:
@@ -31,27 +48,37 @@ def register(sub: Any) -> None:
     p = common.add_command(sub, "generate", __doc__)
     what = p.add_subparsers(dest="what", metavar="WHAT", required=True)
     models = sorted(gpu_models())
-    c = what.add_parser("cluster", help="nodes with GPUs (MIG counters) and NICs, or TPU blocks",
-                        description="Nodes, ResourceSlices and DeviceClasses as the NVIDIA DRA driver (and "
-                                    "dra.net for NICs) publish them.", formatter_class=common.HelpFormatter)
-    c.add_argument("--nodes", type=common.POSITIVE, default=4, help="nodes in the cluster")
+    c = what.add_parser("cluster", help="nodes as the GPU, NIC and TPU drivers publish them",
+                        description="Nodes, ResourceSlices and DeviceClasses as the NVIDIA GPU driver, dranet "
+                                    "and a TPU driver publish them, deterministic for a seed.",
+                        formatter_class=common.HelpFormatter)
+    c.add_argument("--nodes", type=common.POSITIVE, default=4, help="nodes of --type")
+    c.add_argument("--type", choices=KINDS, default="mig",
+                   help="mig: GPUs under the NVIDIA driver's DynamicMIG (MIG devices over shared counters); "
+                        "gpu: whole GPUs (MIG off); tpu: blocks of four TPU hosts (KEP-4815)")
+    c.add_argument("--types", metavar="KIND[:GPU]=NODES,...",
+                   help="a mixed cluster, e.g. gpu=600,mig=400 or mig:h100-80gb-sxm5=8,tpu=16 (replaces --nodes/--type)")
     c.add_argument("--gpu", default="a100-40gb", choices=models, help="GPU model")
     c.add_argument("--gpus", type=common.NON_NEGATIVE, default=8, help="GPUs per node")
-    c.add_argument("--nics", type=common.NON_NEGATIVE, default=0, help="NICs per node")
-    c.add_argument("--tpu", action="store_true",
-                   help="multi-host TPU slices instead of GPUs (KEP-4815): --nodes/4 blocks of four hosts, each "
-                        "block a 4x4 slice with 2x4 and 2x2 partitions")
-    c.add_argument("--profiles", metavar="LIST", help="comma-separated MIG profiles to publish (default: all)")
-    c.add_argument("--prefix", default="node", help="node name prefix (nodes are PREFIX-0000, PREFIX-0001...)")
+    c.add_argument("--nics", type=common.NON_NEGATIVE, default=0,
+                   help="RDMA NICs per GPU node (dranet), spread over the PCIe roots")
+    c.add_argument("--tpu", action="store_true", help="same as --type tpu")
+    c.add_argument("--profiles", metavar="LIST",
+                   help="comma-separated MIG profiles to publish (default: all, as the driver does)")
+    c.add_argument("--full-gpu", action=argparse.BooleanOptionalAction, default=None,
+                   help="publish the full GPU next to its MIG devices (default: as the driver does, Hopper and later)")
+    c.add_argument("--seed", type=common.NON_NEGATIVE, default=0, help="seed for UUIDs, slice names and addresses")
+    c.add_argument("--prefix", help="node name prefix (default: the kind); one type only")
     c.add_argument("--out-dir", metavar="DIR",
-                   help="write files of --per-file nodes into this directory (created if missing) instead of "
-                        "stdout (the loader reads files up to 64 MiB: ~350 nodes of 8 GPUs)")
-    c.add_argument("--per-file", type=common.POSITIVE, default=100, help="nodes per file with --out-dir")
-    common.add_output(c, objects.OUTPUTS, "yaml", "output format on stdout")
+                   help="write classes.yaml and files of --per-file nodes into this directory (created if missing)")
+    c.add_argument("--per-file", type=common.POSITIVE, default=100,
+                   help="nodes per file with --out-dir (a TPU block of four hosts counts as one)")
+    common.add_output(c, objects.OUTPUTS, "yaml", "output format (--out-dir: yaml or json, one JSON List per "
+                      "file); table/wide list the objects", old_format={"yaml": "yaml", "json": "json"})
     c.set_defaults(func=run_cluster)
     d = what.add_parser("demand", help="workloads asking for MIG devices or TPU slices",
-                        description="ResourceClaimTemplates and Pods (or claims) asking for MIG profiles "
-                                    "in the given mix.", formatter_class=common.HelpFormatter)
+                        description="ResourceClaimTemplates and Pods (or claims) asking for MIG profiles, or TPU "
+                                    "slices, in the given mix.", formatter_class=common.HelpFormatter)
     d.add_argument("--gpu", default="a100-40gb", choices=models, help="GPU model")
     d.add_argument("--mix", required=True, help="PROFILE=WEIGHT,... e.g. 1g.5gb=3,3g.20gb=1 "
                                                 "(with --tpu: TOPOLOGY=WEIGHT, e.g. 4x4=1,2x4=2,2x2=4)")
@@ -69,38 +96,62 @@ def register(sub: Any) -> None:
     d.set_defaults(func=run_demand)
 
 
-def _emit(docs: list[dict[str, Any]], fmt: str) -> int:
-    objects.emit(docs, fmt)
-    return 0
+def node_types(args: argparse.Namespace) -> list[tuple[NodeType, int]]:
+    profiles = tuple(p.strip() for p in args.profiles.split(",")) if args.profiles else None
 
+    def make(kind: str, gpu: str, name: str = "") -> NodeType:
+        return NodeType(kind, gpu, args.gpus, args.nics, profiles, args.full_gpu, name)
 
-def _write_dir(docs: list[dict[str, Any]], out: str, per_file: int) -> int:
-    from dralloc.io.emit import render_objects
-
-    head = [d for d in docs if d["kind"] == "DeviceClass"]
-    rest = [d for d in docs if d["kind"] != "DeviceClass"]
-    starts = [i for i, d in enumerate(rest) if d["kind"] == "Node"] + [len(rest)]
-    chunks = [rest[starts[i]:starts[min(i + per_file, len(starts) - 1)]] for i in range(0, len(starts) - 1, per_file)]
-    root = common.output_dir(out, "--out-dir")
-    (root / "classes.yaml").write_text(render_objects(head, "yaml"))
-    for n, chunk in enumerate(chunks):
-        (root / f"nodes-{n:04d}.yaml").write_text(render_objects(chunk, "yaml"))
-    print(f"wrote {root}/classes.yaml and {len(chunks)} node files", file=sys.stderr)
-    return 0
+    if not args.types:
+        kind = "tpu" if args.tpu else args.type
+        return [(make(kind, args.gpu, args.prefix or "node"), args.nodes)]
+    if args.prefix:
+        raise InputError("--prefix names the nodes of one type; with --types each kind names its own")
+    out = []
+    for part in args.types.split(","):
+        spec, _, count = part.partition("=")
+        kind, _, gpu = spec.strip().partition(":")
+        try:
+            n = int(count)
+        except ValueError:
+            raise InputError(f"--types: {part!r} is not KIND[:GPU]=NODES") from None
+        name = f"{kind}-{gpu}" if gpu else kind
+        out.append((make(kind, gpu or args.gpu, name), n))
+    return out
 
 
 def run_cluster(args: argparse.Namespace) -> int:
     from dralloc.planner.generate import clusters as gen
-    from dralloc.planner.generate import tpu
+    from dralloc.planner.generate.emit import stderr_progress, write_dir, write_groups
 
-    if args.tpu:
-        if args.nodes % 4:
-            raise InputError(f"--nodes {args.nodes}: TPU blocks have four hosts; give a multiple of 4")
-        docs = tpu.tpu_cluster(args.nodes // 4, args.prefix)
+    types = node_types(args)
+    total = sum(n for _, n in types)
+    groups = gen.iter_cluster(types, args.seed)
+    classes = next(groups)
+    if args.out_dir:
+        if args.output not in ("yaml", "json"):
+            raise InputError(f"--out-dir writes yaml or json files, not {args.output}")
+        root = common.output_dir(args.out_dir, "--out-dir")
+        paths = write_dir(classes, groups, root, args.per_file, total, args.output, stderr_progress("generate"))
+        print(f"wrote {paths[0]} and {len(paths) - 1} node file(s) ({total} nodes) in {args.out_dir}", file=sys.stderr)
+        return 0
+    show = stderr_progress("generate") if total >= 2 * PROGRESS_EVERY else None
+    everything = itertools.chain([classes], _counting(groups, total, show))  # streamed
+    if args.output in ("table", "wide"):
+        objects.emit([d for g in everything for d in g], args.output)
     else:
-        profiles = [p.strip() for p in args.profiles.split(",")] if args.profiles else None
-        docs = gen.cluster(args.nodes, args.gpu, args.gpus, args.nics, profiles, args.prefix)
-    return _write_dir(docs, args.out_dir, args.per_file) if args.out_dir else _emit(docs, args.output)
+        common.to_stdout(lambda out: write_groups(everything, out, args.output))
+    return 0
+
+
+def _counting(groups: Iterator[list[dict[str, Any]]], total: int,
+              show: Progress | None) -> Iterator[list[dict[str, Any]]]:
+    done = 0
+    for g in groups:
+        yield g
+        before, done = done, done + sum(1 for d in g if d.get("kind") == "Node")
+        if show and (done // PROGRESS_EVERY > before // PROGRESS_EVERY or done == total):
+            show(done, total)
 
 
 def _tpu_slices(args: argparse.Namespace, load: Fraction | None) -> int:
@@ -119,11 +170,17 @@ def _tpu_slices(args: argparse.Namespace, load: Fraction | None) -> int:
 def run_demand(args: argparse.Namespace) -> int:
     from dralloc.planner.generate import clusters as gen
     from dralloc.planner.generate import tpu
+    from dralloc.planner.generate.emit import write_groups
 
     load: Fraction | None = args.load
     if load is not None and args.nodes <= 0:
         raise InputError("--load needs --nodes (the size of the cluster it is relative to)")
     if args.tpu:
-        return _emit(tpu.tpu_demand(_mix(args.mix), _tpu_slices(args, load), args.priorities), args.output)
-    return _emit(gen.mig_demand(args.gpu, _mix(args.mix), args.claims, load, args.nodes, args.gpus,
-                                args.priorities), args.output)
+        docs = tpu.tpu_demand(_mix(args.mix), _tpu_slices(args, load), args.priorities)
+    else:
+        docs = gen.mig_demand(args.gpu, _mix(args.mix), args.claims, load, args.nodes, args.gpus, args.priorities)
+    if args.output in ("table", "wide"):
+        objects.emit(docs, args.output)
+    else:
+        common.to_stdout(lambda out: write_groups([docs], out, args.output))
+    return 0
