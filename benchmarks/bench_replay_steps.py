@@ -118,9 +118,23 @@ def _family(name: str) -> str:
     return "trap" if name.startswith("trap-") else "random"
 
 
-def report(now: list[dict[str, dict[str, Any]]], base: list[dict[str, dict[str, Any]]] | None) -> int:
+def _per_case(now: list[dict[str, dict[str, Any]]], base: list[dict[str, dict[str, Any]]]) -> None:
+    print(f"{'case':>28} {'steps':>9} {'now us/step':>12} {'base us/step':>13} {'speed-up':>9}")
+    for c, row in now[0].items():
+        if row["steps"] < 1000:
+            continue
+        t_now = statistics.median(n[c]["seconds"] for n in now)
+        t_base = statistics.median(b[c]["seconds"] for b in base)
+        print(f"{c:>28} {row['steps']:>9} {t_now / row['steps'] * 1e6:>12.2f} "
+              f"{t_base / row['steps'] * 1e6:>13.2f} {t_base / t_now:>8.2f}x")
+
+
+def report(now: list[dict[str, dict[str, Any]]], base: list[dict[str, dict[str, Any]]] | None,
+           verbose: bool = False) -> int:
     cases = list(now[0])
     bad = 0
+    if verbose and base:
+        _per_case(now, base)
     for c in cases:
         a = now[0][c]
         if any(run[c]["answer"] != a["answer"] or run[c]["steps"] != a["steps"] for run in now[1:] + (base or [])):
@@ -161,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trap-sizes", default="8,9,10,12,16")
     ap.add_argument("--trap-steps", type=int, default=100_000, help="step limit of each trap case")
     ap.add_argument("--corpus", default=str(CORPUS), help="scenario folder (default: the random corpus)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="one line per case of 1,000 steps or more")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -175,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             now.append(_collect(str(ROOT), args))
             if args.baseline:
                 base.append(_collect(tmp, args))
-    return report(now, base or None)
+    return report(now, base or None, args.verbose)
 
 
 if __name__ == "__main__":

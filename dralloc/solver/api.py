@@ -11,7 +11,7 @@ from dralloc.io.loader import ObjectSet
 from dralloc.models import Node, ObjectMeta, ResourceClaim, TypedObject
 from dralloc.solver.explain_counts import candidate_report
 from dralloc.solver.outcome import Outcome, Status
-from dralloc.solver.replay import ReplaySearch
+from dralloc.solver.replay import ReplaySearch, SearchStopped
 from dralloc.solver.results import build_allocation
 
 MODES = ("replay", "first-fit", "optimal")
@@ -131,7 +131,10 @@ def run_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | No
     timeout (error ``filter operation aborted: context deadline exceeded``)."""
     search = ReplaySearch(problem, share_ids=share_ids, time_limit=time_limit)
     try:
-        found = search.run()
+        try:
+            found = search.run()
+        except SearchStopped:
+            raise AllocationError("filter operation aborted: context deadline exceeded") from None
         out.steps = search.steps
         if found:
             out.allocations = [
