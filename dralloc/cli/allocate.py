@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from dralloc.cli.inputs import add_target_args, resolve
+from dralloc.cli.inputs import add_compare_args, add_target_args, resolve
 from dralloc.errors import InputError
 from dralloc.models import ResourceClaim
 from dralloc.solver.api import MODES, allocate
@@ -49,6 +49,7 @@ def register(sub: Any) -> None:
     p.add_argument("--objective", help="optimal mode: comma-separated objectives, in priority order")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout")
+    add_compare_args(p)
     p.add_argument("--all-nodes", action="store_true",
                    help="try every Node in the files (as the scheduler's filter does) and print one line per node")
     p.add_argument("-o", "--output", choices=("yaml", "json", "table"), default="yaml", help="output format")
@@ -102,7 +103,8 @@ def run_all_nodes(args: argparse.Namespace) -> int:
     rows = [("NODE", "RESULT", "DEVICES")]
     fits = 0
     for node in sorted(objs.nodes, key=lambda n: n.name):
-        out = allocate(objs, node, claims, features=features, mode=mode, time_limit=args.time_limit)
+        out = allocate(objs, node, claims, features=features, mode=mode, time_limit=args.time_limit,
+                       compare=args.compare, compare_time_limit=args.compare_time_limit)
         if out.status is Status.ALLOCATED:
             fits += 1
             devs = [f"{r.request}={r.pool}/{r.device}" for a in out.allocations or []
@@ -123,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     objs, node, claims, features = resolve(args)
     mode = args.mode or default_mode()
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit)
+                   time_limit=args.time_limit, compare=args.compare, compare_time_limit=args.compare_time_limit)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:

@@ -1,0 +1,279 @@
+"""first-fit against Kubernetes' own answer (docs/engine.md, "Where
+Kubernetes is not first-fit").
+
+first-fit follows the rules; Kubernetes' search has defects. What is known
+of Kubernetes' answer, cheapest first:
+
+1. no defect trigger holds (:mod:`dralloc.inventory.triggers`): Kubernetes'
+   answer *is* first-fit's; nothing is replayed;
+2. the rules admit no allocation and every defect that can fire only refuses
+   more: Kubernetes answers no allocation too (proof, nothing replayed);
+3. otherwise the replay runs under a time limit. At its checkpoints, when it
+   has seen counters leak (T-11) and every defect that can fire only refuses
+   more, the solver asks whether the rules still admit an allocation with
+   those counters held back; if not, Kubernetes' answer is proven to be no
+   allocation and the replay stops. When time runs out, what is known is
+   stated, with the defects seen firing so far.
+
+``compare="always"`` replays even where no trigger holds (and does not stop
+at a proof), ``compare="never"`` skips all of it."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from fractions import Fraction
+
+from ortools.sat.python import cp_model
+
+from dralloc.defects import EVENT_DEFECT, describe
+from dralloc.encoders.model import encode
+from dralloc.errors import AllocationError
+from dralloc.inventory.pools import CounterMap
+from dralloc.inventory.problem import Problem
+from dralloc.inventory.triggers import Trigger, find_triggers
+from dralloc.solver.outcome import KubernetesAnswer, Outcome, Status
+from dralloc.solver.replay import ReplaySearch, SearchStopped
+from dralloc.solver.replay_run import fill_from_search
+
+DEFAULT_COMPARE_SECONDS = 2.0
+# defects the replay has no event for: named from their static trigger
+STATIC_DEFECTS = frozenset({"counters-keyed-by-pool-name", "overdrawn-counter-blocks-pool"})
+LEAK = "counter-leak-on-late-refusal"
+
+
+def leak_text(leaked: dict[tuple[str, str], CounterMap]) -> str:
+    return ", ".join(f"{d}/{p}/{cs}/{n}={_num(v)}" for (d, p), sets in sorted(leaked.items())
+                     for cs, counters in sorted(sets.items()) for n, v in sorted(counters.items()) if v)
+
+
+def _num(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else str(v)
+
+
+def rules_infeasible(problem: Problem, held: dict[tuple[str, str], CounterMap], time_limit: float) -> bool | None:
+    """Whether the rules admit no allocation once ``held`` counters are held
+    back (None: CP-SAT did not decide within ``time_limit``)."""
+    reduced = replace(problem, state=replace(problem.state, held_counters=held))
+    enc = encode(reduced)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
+    status = solver.Solve(enc.model)
+    if status == cp_model.INFEASIBLE:
+        return True
+    return False if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+
+
+def compare_with_kubernetes(problem: Problem, out: Outcome, how: str = "auto",
+                            time_limit: float | None = None, infeasible: bool = False) -> None:
+    """Fill ``out.kubernetes`` (and, where Kubernetes answers otherwise,
+    ``out.notes`` and ``out.defects``). ``infeasible``: CP-SAT proved the
+    rules admit no allocation."""
+    if how == "never":
+        out.kubernetes = KubernetesAnswer("not compared", False, statement="not compared with Kubernetes' "
+                                          "search (compare='never'): first-fit follows the rules")
+        return
+    t0 = time.perf_counter()
+    triggers = find_triggers(problem)
+    refuse_only = all(t.only_refuses for t in triggers)
+    names = [str(t) for t in triggers]
+    if how == "auto" and not triggers:
+        out.kubernetes = KubernetesAnswer(
+            "no trigger", True, True, statement="no documented Kubernetes defect can fire here, so Kubernetes' "
+            "search checks exactly the rules and its answer is first-fit's", seconds=time.perf_counter() - t0)
+        return
+    if how == "auto" and infeasible and refuse_only:
+        out.kubernetes = KubernetesAnswer(
+            "proof", True, True, triggers=names, seconds=time.perf_counter() - t0,
+            statement="the rules admit no allocation, and every defect that can fire here only makes "
+                      f"Kubernetes refuse more ({_defects(triggers)}): Kubernetes answers no allocation too")
+        return
+    _Comparison(problem, out, triggers, how, DEFAULT_COMPARE_SECONDS if time_limit is None else time_limit,
+                infeasible, t0).run()
+
+
+def _defects(triggers: list[Trigger]) -> str:
+    return ", ".join(sorted({t.defect for t in triggers}))
+
+
+class _Comparison:
+    """One bounded replay of Kubernetes' search, with proof attempts."""
+
+    def __init__(self, problem: Problem, out: Outcome, triggers: list[Trigger], how: str, limit: float,
+                 infeasible: bool, t0: float) -> None:
+        self.p, self.out, self.triggers, self.how, self.limit = problem, out, triggers, how, limit
+        self.refuse_only = all(t.only_refuses for t in triggers)
+        self.infeasible = infeasible
+        self.t0 = t0
+        self.proof_seconds = 0.0
+        self.tried: str | None = None          # the leaks the last proof attempt held back
+        self.proven: tuple[int, dict[tuple[str, str], CounterMap]] | None = None
+        self.ka = KubernetesAnswer("replay", False, triggers=[str(t) for t in triggers])
+
+    # ------------------------------------------------------------ proofs
+    def _can_prove(self) -> bool:
+        return self.refuse_only and self.out.status is Status.ALLOCATED
+
+    def checkpoint(self, search: ReplaySearch) -> bool:
+        """At a replay checkpoint: try the leak proof when new leaks were seen
+        (spending at most as long on proofs as on the replay)."""
+        if not search.leaked or not self._can_prove():
+            return False
+        if self.proof_seconds > time.monotonic() - search.started:
+            return False
+        return self._attempt(search) and self.how == "auto"
+
+    def _attempt(self, search: ReplaySearch) -> bool:
+        sig = leak_text(search.leaked)
+        if sig == self.tried:
+            return self.proven is not None
+        self.tried = sig
+        held = {k: {cs: dict(c) for cs, c in v.items()} for k, v in search.leaked.items()}
+        t = time.perf_counter()
+        left = self.limit - (t - self.t0)
+        verdict = rules_infeasible(self.p, held, max(left, self.limit / 4))
+        self.proof_seconds += time.perf_counter() - t
+        if verdict:
+            self.proven = (search.steps, held)
+        return bool(verdict)
+
+    # ------------------------------------------------------------ the replay
+    def run(self) -> None:
+        search = ReplaySearch(self.p, time_limit=self.limit, checkpoint=self.checkpoint)
+        try:
+            found = search.run()
+        except SearchStopped as e:
+            if e.reason == "time" and self._can_prove() and search.leaked:
+                self._attempt(search)
+            self._stopped(search)
+            return
+        except AllocationError as e:
+            self._fatal(search, str(e), "the Kubernetes search fails first")
+            return
+        self._finished(search, found)
+
+    def _finish(self, search: ReplaySearch) -> None:
+        self.ka.steps = search.steps
+        self.ka.seconds = time.perf_counter() - self.t0
+        self.ka.seen = [f"{describe(EVENT_DEFECT.get(e, e))} (first at step {s})"
+                        for e, s in sorted(search.first_seen.items(), key=lambda x: x[1])]
+        self.out.kubernetes = self.ka
+
+    def _fatal(self, search: ReplaySearch, error: str, where: str) -> None:
+        """A fatal error met on the way (a selector failing on a device the
+        search reaches, an All request breaking a constraint): that error is
+        Kubernetes' answer, and it depends on the order of the search."""
+        out = self.out
+        if out.status is not Status.ERROR:
+            out.notes.append(f"CP-SAT alone: {out.status.value}; {where}")
+            out.status, out.error, out.allocations = Status.ERROR, error, None
+        self.ka.known, self.ka.same = True, True
+        self.ka.statement = f"{where}: {error}; first-fit reports that error"
+        self._finish(search)
+
+    def _finished(self, search: ReplaySearch, found: bool) -> None:
+        ref = Outcome(Status.ERROR, "replay", self.out.node, list(self.out.claims))
+        try:
+            fill_from_search(self.p, search, found, ref)
+        except AllocationError as e:
+            self._fatal(search, str(e), "Kubernetes fails building its result")
+            return
+        self.out.steps = search.steps
+        self.ka.known = True
+        if self.proven is not None and ref.status is Status.ALLOCATED:
+            self.out.notes.append("dralloc bug: the replay allocates where the T-11 proof said it cannot, "
+                                  "please report it")
+        if _same_answer(ref, self.out):
+            self.ka.same = True
+            self.ka.statement = f"the replay of Kubernetes' search ({search.steps} steps) gives first-fit's answer"
+            self._finish(search)
+            return
+        named = sorted({EVENT_DEFECT[e] for e in search.defect_flags() if e in EVENT_DEFECT}
+                       | {t.defect for t in self.triggers if t.defect in STATIC_DEFECTS})
+        shown = _shown(ref)
+        self.out.notes.append(f"Kubernetes' answer differs: {shown}")
+        self.out.defects = [describe(d) for d in named] or [
+            "unexplained difference from the Kubernetes search"
+            + ("" if self.triggers else " (no defect trigger held: a gap in dralloc's triggers, please report it)")]
+        self.ka.same, self.ka.outcome = False, ref
+        self.ka.statement = f"the replay of Kubernetes' search ({search.steps} steps) answers {shown}"
+        self._finish(search)
+
+    def _stopped(self, search: ReplaySearch) -> None:
+        if self.proven is not None:
+            self._proved(search)
+            return
+        ka = self.ka
+        if self.infeasible and self.refuse_only:  # compare="always" replayed a proven case
+            ka.how, ka.known, ka.same = "proof", True, True
+            ka.statement = ("the rules admit no allocation, and every defect that can fire here only makes "
+                            f"Kubernetes refuse more ({_defects(self.triggers)}): Kubernetes answers no "
+                            f"allocation too (the replay stopped at its time limit after {search.steps} steps)")
+            self._finish(search)
+            return
+        ka.how = "stopped"
+        seen = sorted({EVENT_DEFECT.get(e, e) for e in search.first_seen})
+        parts = [f"the replay of Kubernetes' search stopped at its time limit ({self.limit:g} s) after "
+                 f"{search.steps} steps without an allocation, so Kubernetes' answer is not known",
+                 f"defects that can fire here: {_defects(self.triggers)}"]
+        if seen:
+            parts.append(f"seen firing: {', '.join(seen)}")
+        if search.leaked:
+            parts.append(f"counters leaked so far: {leak_text(search.leaked)}")
+        if self.refuse_only:
+            parts.append("every one only makes Kubernetes refuse more, so its answer is first-fit's, a later "
+                         "allocation in its search order, or no allocation" if self.out.status is Status.ALLOCATED
+                         else "every one only makes Kubernetes refuse more")
+            if self.tried is not None and self.proven is None:
+                parts.append("with the leaked counters held back the rules still admit an allocation")
+        ka.statement = "; ".join(parts)
+        self.out.notes.append(f"Kubernetes' answer not known: {ka.statement}")
+        self.out.defects = [f"{describe(d)} [seen firing; the replay stopped before Kubernetes' answer was known]"
+                            for d in seen]
+        self._finish(search)
+
+    def _proved(self, search: ReplaySearch) -> None:
+        assert self.proven is not None
+        step, held = self.proven
+        ka, out = self.ka, self.out
+        ka.how, ka.known, ka.same = "proof", True, False
+        ka.outcome = Outcome(Status.UNSATISFIABLE, "replay", out.node, list(out.claims),
+                             notes=["proven, not replayed to the end"])
+        first = search.first_seen
+        leaks = sorted((s, e) for e, s in first.items() if e.startswith("counter-leak-after-"))
+        ka.statement = (f"no allocation: by step {step} Kubernetes' search had leaked {leak_text(held)} "
+                        f"(first at step {leaks[0][0] if leaks else step}), and with those counters held back "
+                        "the rules admit no allocation; every defect that can fire here only refuses more, so "
+                        "Kubernetes answers no allocation (docs/engine.md)")
+        out.notes.append(f"Kubernetes' answer differs: no allocation (proven: {ka.statement})")
+        out.defects = [f"{describe(LEAK)} [proven: leaked {leak_text(held)}]"]
+        self._finish(search)
+
+
+def _caps(ch: object) -> str:
+    caps = getattr(ch, "consumed_capacity", None)
+    return ",".join(f"{k}:{q.value}" for k, q in sorted((caps or {}).items()))
+
+
+def _summary(o: Outcome) -> tuple[str, object]:
+    """The answer as compared: status, and per claim each result's request,
+    device and consumed capacity."""
+    if o.status is not Status.ALLOCATED:
+        return (o.status.value if o.status is not Status.PARTIAL else "partial", None)
+    return ("allocated", [tuple(f"{r.request}={r.driver}/{r.pool}/{r.device}[{_caps(r)}]"
+                                for r in (a.devices.results or [])) if a.devices else ()
+                          for a in o.allocations or []])
+
+
+def _same_answer(ref: Outcome, out: Outcome) -> bool:
+    if ref.status is Status.ALLOCATED or out.status is Status.ALLOCATED:
+        return _summary(ref) == _summary(out)
+    return True  # neither allocates: no allocation or an error either way
+
+
+def _shown(o: Outcome) -> str:
+    if o.status is not Status.ALLOCATED:
+        return "no allocation" if o.status is Status.UNSATISFIABLE else f"error: {o.error}"
+    return "; ".join(", ".join(f"{r.request}={r.driver}/{r.pool}/{r.device}" for r in (a.devices.results or []))
+                     if a.devices else "" for a in o.allocations or [])
