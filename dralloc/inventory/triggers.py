@@ -95,7 +95,8 @@ def find_triggers(problem: Problem) -> list[Trigger]:
 
 def _claim_triggers(problem: Problem, plan: ClaimPlan, opts: list[_Option]) -> Iterator[Trigger]:
     set_mode = problem.variant is Variant.EXPERIMENTAL and problem.features.list_type_attributes
-    views = [_ConstraintView(c, opts, set_mode) for c in plan.constraints
+    multi_ok = problem.features.consumable_capacity and problem.variant is not Variant.STABLE
+    views = [_ConstraintView(c, opts, set_mode, multi_ok) for c in plan.constraints
              if c.match_attribute is not None or c.distinct_attribute is not None]
     multi_ok = problem.features.consumable_capacity and problem.variant is not Variant.STABLE
     for v in views:
@@ -147,19 +148,22 @@ def _devices(o: _Option) -> list[PoolDevice]:
     return list(o.spec.all_devices or []) if o.spec.is_all else o.candidates
 
 
+Ident = tuple[int, int]  # (id of the device, the request slot holding it, or -1 when only one can)
+
+
 class _Partners:
     """The values of the devices that can be held next to one of an
     alternative's: the other requests' devices, and the alternative's own
-    when it takes several."""
+    when it takes several (a shared device can be held once per request)."""
 
-    def __init__(self, keys: dict[int, Key]) -> None:
+    def __init__(self, keys: dict[Ident, Key]) -> None:
         self.keys = keys
         self.counts: dict[Key, int] = {}
         for k in keys.values():
             self.counts[k] = self.counts.get(k, 0) + 1
 
-    def others(self, me: int, key: Key) -> tuple[int, int]:
-        """(devices other than ``me``, of those how many have ``key``)."""
+    def others(self, me: Ident, key: Key) -> tuple[int, int]:
+        """(holdings other than ``me``, of those how many have ``key``)."""
         mine = 1 if self.keys.get(me, MISSING) == key else 0
         return len(self.keys) - (1 if me in self.keys else 0), self.counts.get(key, 0) - mine
 
@@ -167,17 +171,26 @@ class _Partners:
 class _ConstraintView:
     """One constraint of a claim over the devices its requests may take."""
 
-    def __init__(self, model: DeviceConstraint, opts: list[_Option], set_mode: bool) -> None:
+    def __init__(self, model: DeviceConstraint, opts: list[_Option], set_mode: bool, multi_ok: bool) -> None:
         self.match = model.match_attribute is not None
         self.name = model.match_attribute or model.distinct_attribute or ""
         self.requests = list(model.requests or [])
         self.set_mode = set_mode
         self.opts = [o for o in opts if self.applies(o.spec)]
         self.keys: dict[int, Key | str] = {}  # id(device) -> value key, MISSING without the attribute
+        self.multi: set[int] = set()  # shared devices: one holding per request
         for o in self.opts:
             for pd in _devices(o):
                 self.keys.setdefault(id(pd), self._key(pd))
+                if multi_ok and pd.device.allow_multiple_allocations:
+                    self.multi.add(id(pd))
         self._partners: dict[int, _Partners] = {}
+
+    def ident(self, pd: PoolDevice, o: _Option) -> Ident:
+        return (id(pd), o.slot if id(pd) in self.multi else -1)
+
+    def holdings(self) -> dict[Ident, Key | str]:
+        return {self.ident(pd, o): self.keys[id(pd)] for o in self.opts for pd in _devices(o)}
 
     def applies(self, spec: RequestSpec) -> bool:
         if not self.requests:
@@ -193,13 +206,13 @@ class _ConstraintView:
     def partners(self, o: _Option) -> _Partners:
         got = self._partners.get(id(o))
         if got is None:
-            keys: dict[int, Key] = {}
+            keys: dict[Ident, Key] = {}
             for p in self.opts:
                 if p.slot != o.slot or (p is o and o.spec.num_devices >= 2):
                     for pd in _devices(p):
                         k = self.keys[id(pd)]
                         if k != MISSING:  # never held
-                            keys[id(pd)] = k  # type: ignore[assignment]
+                            keys[self.ident(pd, p)] = k  # type: ignore[assignment]
             got = self._partners[id(o)] = _Partners(keys)
         return got
 
@@ -210,9 +223,9 @@ class _ConstraintView:
         if o not in self.opts:
             return False
         partners = self.partners(o)
-        return any(self._refusable(self.keys[id(pd)], id(pd), partners) for pd in devices)
+        return any(self._refusable(self.keys[id(pd)], self.ident(pd, o), partners) for pd in devices)
 
-    def _refusable(self, key: Key | str, me: int, partners: _Partners) -> bool:
+    def _refusable(self, key: Key | str, me: Ident, partners: _Partners) -> bool:
         if key == MISSING:
             return True
         n_others, n_same = partners.others(me, key)  # type: ignore[arg-type]
@@ -227,7 +240,7 @@ class _ConstraintView:
         return any(_clash(key, k, True) for i, k in partners.keys.items() if i != me)
 
     def own_defects(self, claim: str) -> Iterator[Trigger]:
-        vals = [k for i, k in self.keys.items() if k != MISSING]
+        vals = [k for k in self.holdings().values() if k != MISSING]
         where = f"claim {claim}, constraint on {self.name}"
         if not self.match and any(o.spec.num_devices >= 2 for o in self.opts) and _repeats(vals, self.set_mode):
             yield Trigger("distinct-attribute-duplicates", f"{where}: a request takes several devices and "

@@ -32,6 +32,7 @@ from dralloc.errors import AllocationError
 from dralloc.inventory.pools import CounterMap
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.triggers import Trigger, find_triggers
+from dralloc.quantity import DECIMAL_SI, Quantity, binary_si
 from dralloc.solver.outcome import KubernetesAnswer, Outcome, Status
 from dralloc.solver.replay import ReplaySearch, SearchStopped
 from dralloc.solver.replay_run import fill_from_search
@@ -43,12 +44,16 @@ LEAK = "counter-leak-on-late-refusal"
 
 
 def leak_text(leaked: dict[tuple[str, str], CounterMap]) -> str:
-    return ", ".join(f"{d}/{p}/{cs}/{n}={_num(v)}" for (d, p), sets in sorted(leaked.items())
-                     for cs, counters in sorted(sets.items()) for n, v in sorted(counters.items()) if v)
+    """``driver/pool: set {counter value, ...}; ...``."""
+    return "; ".join(f"{d}/{p}: " + ", ".join(
+        f"{cs} {{{', '.join(f'{n} {_num(v)}' for n, v in sorted(counters.items()) if v)}}}"
+        for cs, counters in sorted(sets.items()) if any(counters.values()))
+        for (d, p), sets in sorted(leaked.items()))
 
 
 def _num(v: Fraction) -> str:
-    return str(v.numerator) if v.denominator == 1 else str(v)
+    """In Kubernetes' notation: binary SI when a whole number of Ki."""
+    return str(binary_si(v) if v.denominator == 1 and not v % 1024 else Quantity(v, DECIMAL_SI))
 
 
 def rules_infeasible(problem: Problem, held: dict[tuple[str, str], CounterMap], time_limit: float) -> bool | None:
@@ -205,6 +210,12 @@ class _Comparison:
             self._proved(search)
             return
         ka = self.ka
+        if not self.triggers:  # compare="always" replayed a case the triggers settle
+            ka.how, ka.known, ka.same = "no trigger", True, True
+            ka.statement = ("no documented Kubernetes defect can fire here, so Kubernetes' answer is first-fit's "
+                            f"(the replay stopped at its time limit after {search.steps} steps)")
+            self._finish(search)
+            return
         if self.infeasible and self.refuse_only:  # compare="always" replayed a proven case
             ka.how, ka.known, ka.same = "proof", True, True
             ka.statement = ("the rules admit no allocation, and every defect that can fire here only makes "

@@ -22,6 +22,7 @@ from dralloc.encoders.model import Encoding, encode
 from dralloc.errors import AllocationError
 from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
+from dralloc.inventory.triggers import find_triggers
 from dralloc.solver.compare import compare_with_kubernetes
 from dralloc.solver.outcome import KubernetesAnswer, Outcome, Status
 from dralloc.solver.replay import Chosen
@@ -133,7 +134,7 @@ def _by_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | No
     res.kubernetes = KubernetesAnswer("stopped" if stopped else "replay", not stopped, None if stopped else True,
                                       statement=(res.error or "") if stopped else "first-fit's answer is the replay's: "
                                       f"Kubernetes' answer depends on its evaluation order ({why})",
-                                      steps=res.steps)
+                                      triggers=[str(t) for t in find_triggers(problem)], steps=res.steps)
     return res
 
 
