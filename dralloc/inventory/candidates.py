@@ -13,16 +13,16 @@ from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import RequestSpec
 from dralloc.inventory.taints import untolerated_taint
 
-TAINT = "taint"
+IN_USE, NOT_SELECTED, TAINT = "in use", "not selected", "taint"
 
 
 def static_reason(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> str | None:
     """Why ``pd`` can never serve ``spec`` in this call (None: it may)."""
     dev = pd.device
     if not spec.admin and pd.id in problem.state.devices:
-        return "in use"
+        return IN_USE
     if not problem.selectable(pd, spec):
-        return "not selected"
+        return NOT_SELECTED
     if not problem.features.partitionable_devices and dev.consumes_counters:
         return "consumes counters"
     if problem.features.device_taints and untolerated_taint(dev.taints, spec.tolerations) is not None:

@@ -22,7 +22,13 @@ from typing import Any
 from dralloc.errors import AllocationError
 from dralloc.features import Variant
 from dralloc.inventory.attributes import as_set, lookup_attribute, scalar
-from dralloc.inventory.candidates import TAINT, searched_devices, static_reason
+from dralloc.inventory.candidates import (
+    IN_USE,
+    NOT_SELECTED,
+    TAINT,
+    searched_devices,
+    static_reason,
+)
 from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import MAX_RESULTS, ClaimPlan, RequestSpec
@@ -49,6 +55,7 @@ class _Option:
     spec: RequestSpec
     candidates: list[PoolDevice]   # the rules allow these
     tainted: list[PoolDevice]      # only an untolerated taint keeps these out
+    checked: list[PoolDevice]      # every device that reaches the capacity check (DC-7)
 
 
 def _options(problem: Problem, plan: ClaimPlan, errors: list[Trigger]) -> list[_Option]:
@@ -57,7 +64,7 @@ def _options(problem: Problem, plan: ClaimPlan, errors: list[Trigger]) -> list[_
         for spec in slot.options:
             if spec.num_devices > MAX_RESULTS or (spec.is_all and not spec.all_devices):
                 continue  # the search never looks at a device for it
-            opt = _Option(r, spec, [], [])
+            opt = _Option(r, spec, [], [], [])
             for pd in searched_devices(problem, spec):
                 try:
                     why = static_reason(problem, spec, pd)
@@ -69,6 +76,8 @@ def _options(problem: Problem, plan: ClaimPlan, errors: list[Trigger]) -> list[_
                     opt.candidates.append(pd)
                 elif why == TAINT:
                     opt.tainted.append(pd)
+                if why not in (IN_USE, NOT_SELECTED):
+                    opt.checked.append(pd)
             out.append(opt)
     return out
 
@@ -284,7 +293,7 @@ def _pool_triggers(problem: Problem, opts: list[_Option]) -> Iterator[Trigger]:
     multi_ok = problem.features.consumable_capacity and problem.variant is not Variant.STABLE
     if multi_ok:
         for o in opts:
-            if _aliases(o.spec) and any(pd.device.allow_multiple_allocations for pd in o.candidates):
+            if _aliases(o.spec) and any(pd.device.allow_multiple_allocations for pd in o.checked):
                 yield Trigger("quantity-dec-aliasing", f"request {o.spec.claim_key}/{o.spec.name}: a capacity "
                               "request Go holds as inf.Dec meets a shared device", False)
     if not problem.features.partitionable_devices:

@@ -70,6 +70,35 @@ def rules_infeasible(problem: Problem, held: dict[tuple[str, str], CounterMap], 
     return False if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
 
 
+def fits_after_leaks(problem: Problem, out: Outcome, held: dict[tuple[str, str], CounterMap]) -> bool:
+    """Whether first-fit's allocation still fits the counters once ``held``
+    is held back (each shared device counts once, as the rules count it)."""
+    state = replace(problem.state, held_counters=held)
+    multi_ok = problem.features.consumable_capacity and problem.variant.value != "stable"
+    devices = {pd.id: pd for pool in problem.pools if pool.id in held for pd in pool.devices}
+    use: dict[tuple[str, str], CounterMap] = {}
+    shared: set[tuple[str, str, str]] = set()
+    for alloc in out.allocations or []:
+        for r in (alloc.devices.results or []) if alloc.devices else []:
+            pd = devices.get((r.driver, r.pool, r.device))
+            if pd is None:
+                continue
+            if multi_ok and pd.device.allow_multiple_allocations:
+                if pd.id in shared or pd.id in problem.state.aggregated:
+                    continue
+                shared.add(pd.id)
+            dst = use.setdefault(pd.pool.id, {})
+            for cs, counters in pd.consumption().items():
+                for name, v in counters.items():
+                    dst.setdefault(cs, {})[name] = dst.get(cs, {}).get(name, Fraction(0)) + v
+    pools = {pool.id: pool for pool in problem.pools}
+    for pid, sets in use.items():
+        avail = state.available_counters(pools[pid])
+        if any(v > avail.get(cs, {}).get(name, v) for cs, counters in sets.items() for name, v in counters.items()):
+            return False
+    return True
+
+
 def compare_with_kubernetes(problem: Problem, out: Outcome, how: str = "auto",
                             time_limit: float | None = None, infeasible: bool = False) -> None:
     """Fill ``out.kubernetes`` (and, where Kubernetes answers otherwise,
@@ -238,6 +267,10 @@ class _Comparison:
                          else "every one only makes Kubernetes refuse more")
             if self.tried is not None and self.proven is None:
                 parts.append("with the leaked counters held back the rules still admit an allocation")
+            if search.leaked and self.out.status is Status.ALLOCATED:
+                parts.append("first-fit's allocation " + (
+                    "still fits them" if fits_after_leaks(self.p, self.out, search.leaked) else
+                    "no longer fits them, so Kubernetes' answer is not first-fit's"))
         ka.statement = "; ".join(parts)
         self.out.notes.append(f"Kubernetes' answer not known: {ka.statement}")
         self.out.defects = [f"{describe(d)} [seen firing; the replay stopped before Kubernetes' answer was known]"

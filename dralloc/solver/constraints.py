@@ -52,6 +52,11 @@ class Constraint:
 
     def _release(self, pd: PoolDevice) -> None:
         self.count -= 1
+        self.drop_holding(pd)
+
+    def drop_holding(self, pd: PoolDevice) -> None:
+        """Forget that ``pd`` is held without touching Kubernetes' own state
+        (a device refused after the constraints took it: DC-17)."""
         key = id(pd)
         for i in range(len(self.held) - 1, -1, -1):
             if self.held[i][0] == key:

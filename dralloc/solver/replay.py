@@ -270,6 +270,9 @@ class ReplaySearch:
             if not self.capacity.fits(req, pd):
                 self._leak(counted, "capacity", pd)
                 self.event("all-mode-capacity-leak")
+                for con in self.constraints[c]:  # Kubernetes keeps their updates; the rule holds nothing
+                    if con.applies(req.base, req.sub):
+                        con.drop_holding(pd)
                 return None
             if multi:
                 self.capacity.take(chosen)
