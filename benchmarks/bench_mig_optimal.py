@@ -12,7 +12,7 @@ LOAD (130 %) of the nodes' compute slices.
   committed as allocated before the next claim;
 * optimal: every claim at once, objective ``claims`` (claims optional). One
   node: ``allocate(mode="optimal", objective="claims")``. Several nodes: the
-  joint model of ``dralloc.verify.joint`` (one claim = one group), hinted with
+  joint model of ``dralloc.audit.joint`` (one claim = one group), hinted with
   first-fit's placement.
 
     .venv/bin/python benchmarks/bench_mig_optimal.py --seeds 1,2,3 --nodes 1,2,4 --time-limit 60
@@ -29,14 +29,14 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dralloc.audit.joint import Group, place_jointly
+from dralloc.checker.rules import with_allocation
 from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim
-from dralloc.planner import generate as gen
-from dralloc.planner.profiles import Profile, gpu_model
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.generate.profiles import Profile, gpu_model
 from dralloc.solver import allocate
-from dralloc.verify.joint import Group, place_jointly
-from dralloc.verify.rules import with_allocation
 
 GPU = "a100-40gb"
 MIX = {"1g.5gb": 45, "2g.10gb": 25, "3g.20gb": 20, "4g.20gb": 5, "7g.40gb": 5}

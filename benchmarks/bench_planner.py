@@ -20,12 +20,12 @@ import yaml
 
 from dralloc.features import Features
 from dralloc.io import ObjectSet, load
-from dralloc.planner import generate as gen
-from dralloc.planner import questions as q
-from dralloc.planner.cluster import DEFAULT_GATES, build_cluster
-from dralloc.planner.demand import demand_from
-from dralloc.planner.firstfit import simulate
-from dralloc.planner.replaysim import simulate_replay
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.questions import pattern as q
+from dralloc.planner.simulate.firstfit import simulate
+from dralloc.planner.simulate.replaysim import simulate_replay
+from dralloc.planner.view.cluster import DEFAULT_GATES, build_cluster
+from dralloc.planner.view.demand import demand_from
 
 GPU = "a100-40gb"
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

@@ -14,12 +14,12 @@ import time
 from fractions import Fraction
 
 from dralloc.features import Features
-from dralloc.planner import generate as gen
-from dralloc.planner.cluster import DEFAULT_GATES
-from dralloc.planner.firstfit import POLICIES
-from dralloc.planner.pods import pods_demand
-from dralloc.planner.podsim import simulate_pods
-from dralloc.planner.tpu import TOPOLOGIES, tpu_cluster, tpu_demand
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.generate.tpu import TOPOLOGIES, tpu_cluster, tpu_demand
+from dralloc.planner.simulate.firstfit import POLICIES
+from dralloc.planner.simulate.podsim import simulate_pods
+from dralloc.planner.view.cluster import DEFAULT_GATES
+from dralloc.planner.view.pods import pods_demand
 
 
 def main() -> None:

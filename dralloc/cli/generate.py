@@ -11,9 +11,9 @@ from pathlib import Path
 import yaml
 
 from dralloc.errors import InputError
-from dralloc.planner import generate as gen
-from dralloc.planner import tpu
-from dralloc.planner.profiles import gpu_models
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.generate import tpu
+from dralloc.planner.generate.profiles import gpu_models
 
 
 def _mix(text: str) -> dict[str, int]:

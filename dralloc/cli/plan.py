@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 from dralloc.errors import InputError
+from dralloc.planner.answer import Answer
 from dralloc.planner.api import QUESTIONS, Options, answer, answer_files, load_objects
-from dralloc.planner.firstfit import POLICIES
 from dralloc.planner.parallel import run_all
-from dralloc.planner.questions import Answer
+from dralloc.planner.simulate.firstfit import POLICIES
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -45,7 +45,7 @@ def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dralloc.planner.report import render
+    from dralloc.planner.report.tables import render
 
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
                    template=args.template, progress=args.progress)
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _pictures(args: argparse.Namespace, answers: list[Answer]) -> None:
-    from dralloc.planner import plots
+    from dralloc.planner.report import plots
 
     prefix = Path(args.png)
     if prefix.suffix == ".png":  # "report.png" -> report-compare.png, report-occupancy.png, ...

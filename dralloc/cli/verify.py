@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dralloc.audit import verify_state
+from dralloc.audit.render import render
+from dralloc.checker.finding import LEVELS
 from dralloc.errors import InputError
 from dralloc.features import GATES, Features, Variant
 from dralloc.io import load
-from dralloc.verify import verify_state
-from dralloc.verify.finding import LEVELS
-from dralloc.verify.render import render
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_GATES = sorted(g for g, f in GATES.items() if f and g != "DRAListTypeAttributes")

@@ -11,12 +11,13 @@ from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet, load
 from dralloc.models import Node
-from dralloc.planner.addgeneral import add_nodes_answer, fit_answer
-from dralloc.planner.cluster import DEFAULT_GATES, Cluster, build_cluster
-from dralloc.planner.demand import Demand, demand_from
-from dralloc.planner.fragmentation import fragmentation
-from dralloc.planner.pods import PodsDemand, pods_demand
-from dralloc.planner.questions import Answer, add_nodes, fit, layout
+from dralloc.planner.answer import Answer
+from dralloc.planner.questions.fragmentation import fragmentation
+from dralloc.planner.questions.general import add_nodes_answer, fit_answer
+from dralloc.planner.questions.pattern import add_nodes, fit, layout
+from dralloc.planner.view.cluster import DEFAULT_GATES, Cluster, build_cluster
+from dralloc.planner.view.demand import Demand, demand_from
+from dralloc.planner.view.pods import PodsDemand, pods_demand
 
 QUESTIONS = ("fit", "add-nodes", "layout", "fragmentation")
 

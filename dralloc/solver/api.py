@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from dralloc.checker.rules import verify_allocation
 from dralloc.errors import AllocationError, InputError
 from dralloc.features import Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
@@ -112,8 +113,6 @@ def check_answer(objs: ObjectSet, problem: Problem, out: Outcome) -> None:
     answer may break one through a Kubernetes defect it reproduces."""
     if out.allocations is None or out.status not in (Status.ALLOCATED, Status.PARTIAL):
         return
-    from dralloc.verify.rules import verify_allocation
-
     pairs = [(c, a) for c, a in zip(problem.claims, out.allocations, strict=True) if a.devices is not None]
     findings = verify_allocation(objs.slices, objs.classes, problem.node, [c for c, _ in pairs],
                                  [a for _, a in pairs], problem.allocated, problem.features,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from dralloc.io import ObjectSet
-from dralloc.planner import generate as gen
-from dralloc.planner.cluster import Cluster, build_cluster
-from dralloc.planner.demand import demand_from
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.view.cluster import Cluster, build_cluster
+from dralloc.planner.view.demand import demand_from
 
 A100 = "a100-40gb"
 

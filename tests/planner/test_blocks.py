@@ -10,13 +10,13 @@ import pytest
 
 from dralloc.errors import InputError
 from dralloc.features import Features
-from dralloc.planner import generate as gen
-from dralloc.planner.blocks import detect
-from dralloc.planner.cluster import DEFAULT_GATES
-from dralloc.planner.general import general_fit
-from dralloc.planner.pods import pods_demand
-from dralloc.planner.podsim import simulate_pods
-from dralloc.planner.tpu import slice_demand, tpu_cluster, tpu_demand
+from dralloc.planner.blocks.model import detect
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.generate.tpu import slice_demand, tpu_cluster, tpu_demand
+from dralloc.planner.questions.general import general_fit
+from dralloc.planner.simulate.podsim import simulate_pods
+from dralloc.planner.view.cluster import DEFAULT_GATES
+from dralloc.planner.view.pods import pods_demand
 
 F = Features.from_gates(DEFAULT_GATES)
 

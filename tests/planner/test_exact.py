@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
 from dralloc.features import Features
-from dralloc.planner import questions as q
-from dralloc.planner.cluster import DEFAULT_GATES, Cluster
-from dralloc.planner.demand import demand_from
-from dralloc.planner.firstfit import simulate
-from dralloc.planner.replaysim import simulate_replay
+from dralloc.planner.questions import pattern as q
+from dralloc.planner.simulate.firstfit import simulate
+from dralloc.planner.simulate.replaysim import simulate_replay
+from dralloc.planner.view.cluster import DEFAULT_GATES, Cluster
+from dralloc.planner.view.demand import demand_from
 from tests.planner.helpers import cluster
 
 PROFILES = ["1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"]

@@ -5,10 +5,10 @@ from fractions import Fraction
 
 from dralloc.features import Features
 from dralloc.planner.api import without_allocations
-from dralloc.planner.cluster import DEFAULT_GATES, build_cluster
-from dralloc.planner.demand import Demand, demand_from
-from dralloc.planner.fragmentation import fragmentation, node_utilisation
-from dralloc.planner.replaysim import simulate_replay
+from dralloc.planner.questions.fragmentation import fragmentation, node_utilisation
+from dralloc.planner.simulate.replaysim import simulate_replay
+from dralloc.planner.view.cluster import DEFAULT_GATES, build_cluster
+from dralloc.planner.view.demand import Demand, demand_from
 from tests.planner.helpers import objects
 
 

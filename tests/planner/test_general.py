@@ -10,15 +10,14 @@ import pytest
 
 from dralloc.errors import InputError
 from dralloc.features import Features
-from dralloc.planner import generate as gen
-from dralloc.planner.addgeneral import add_nodes_answer
 from dralloc.planner.api import Options, answer
-from dralloc.planner.cluster import DEFAULT_GATES
-from dralloc.planner.firstfit import simulate
-from dralloc.planner.general import general_fit
-from dralloc.planner.pods import pods_demand
-from dralloc.planner.podsim import simulate_pods
-from dralloc.planner.tpu import slice_demand, tpu_cluster
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.generate.tpu import slice_demand, tpu_cluster
+from dralloc.planner.questions.general import add_nodes_answer, general_fit
+from dralloc.planner.simulate.firstfit import simulate
+from dralloc.planner.simulate.podsim import simulate_pods
+from dralloc.planner.view.cluster import DEFAULT_GATES
+from dralloc.planner.view.pods import pods_demand
 from tests.planner.helpers import cluster as mig_cluster
 
 F = Features.from_gates(DEFAULT_GATES)
@@ -156,10 +155,10 @@ def test_general_demand_through_the_api_and_its_errors():
 
 
 def test_occupancy_colours_each_slice_by_the_partition_holding_it():
-    from dralloc.planner.cluster import build_cluster
-    from dralloc.planner.demand import Demand, demand_from
-    from dralloc.planner.plots import _rows
-    from dralloc.planner.replaysim import simulate_replay
+    from dralloc.planner.report.plots import _rows
+    from dralloc.planner.simulate.replaysim import simulate_replay
+    from dralloc.planner.view.cluster import build_cluster
+    from dralloc.planner.view.demand import Demand, demand_from
 
     objs, _ = mig_cluster(1, 1, [("3g.20gb", 1, 0), ("1g.5gb", 1, 0)], profiles=["1g.5gb", "3g.20gb"])
     for c in simulate_replay(objs, demand_from(objs), F).claims:

@@ -1,9 +1,9 @@
 """Layouts of one A100-40GB, checked against the MIG placement rules."""
 
-from dralloc.planner.cluster import build_cluster
-from dralloc.planner.demand import Demand
-from dralloc.planner.generate import cluster, objects
-from dralloc.planner.layouts import enumerate_layouts
+from dralloc.planner.generate.clusters import cluster, objects
+from dralloc.planner.pattern.layouts import enumerate_layouts
+from dralloc.planner.view.cluster import build_cluster
+from dralloc.planner.view.demand import Demand
 
 
 def _layouts(profiles):

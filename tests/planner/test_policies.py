@@ -19,14 +19,14 @@ import pytest
 
 from dralloc.errors import InputError
 from dralloc.features import Features
-from dralloc.planner import generate as gen
 from dralloc.planner.api import Options, answer
-from dralloc.planner.cluster import DEFAULT_GATES, build_cluster
-from dralloc.planner.demand import demand_from
-from dralloc.planner.firstfit import simulate
-from dralloc.planner.nodescore import NodeScores
-from dralloc.planner.pods import pods_demand
-from dralloc.planner.podsim import NodeObjects, simulate_pods
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.simulate.firstfit import simulate
+from dralloc.planner.simulate.nodescore import NodeScores
+from dralloc.planner.simulate.podsim import NodeObjects, simulate_pods
+from dralloc.planner.view.cluster import DEFAULT_GATES, build_cluster
+from dralloc.planner.view.demand import demand_from
+from dralloc.planner.view.pods import pods_demand
 from tests.planner.helpers import objects as mig_objects
 from tests.planner.test_general import DRIVER, GPU_CLASS, node, pod, template
 

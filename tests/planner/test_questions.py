@@ -4,7 +4,7 @@ On an A100-40GB a 4g.20gb partition can only start at memory slice 0 and a
 1g.5gb at slices 0..6; first-fit takes the first free placement in device
 order, so a 1g allocated first sits on slice 0 and blocks every 4g."""
 
-from dralloc.planner import questions as q
+from dralloc.planner.questions import pattern as q
 from tests.planner.helpers import cluster
 
 MIG = ["1g.5gb", "4g.20gb", "3g.20gb"]

@@ -1,11 +1,11 @@
 """Independent parts are solved apart and identical nodes grouped, without
 changing the answer."""
 
-from dralloc.planner import generate as gen
-from dralloc.planner import questions as q
-from dralloc.planner.cluster import build_cluster
-from dralloc.planner.demand import demand_from
-from dralloc.planner.structure import components
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.pattern.structure import components
+from dralloc.planner.questions import pattern as q
+from dralloc.planner.view.cluster import build_cluster
+from dralloc.planner.view.demand import demand_from
 from tests.planner.helpers import workloads
 
 

@@ -16,8 +16,7 @@ from dralloc.cli.main import main
 from dralloc.errors import InputError
 from dralloc.io import parse_object
 from dralloc.io.scenario import Scenario, parse_scenario
-from dralloc.solver import Status, allocate
-from dralloc.solver import replay_run
+from dralloc.solver import Status, allocate, replay_run
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "scenarios" / "conformance" / "synthetic-t11"
 DRIVER = "gpu.example.com"

@@ -9,13 +9,13 @@ import random
 
 import pytest
 
+from dralloc.checker.rules import verify_allocation, with_allocation
 from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim
-from dralloc.planner import generate as gen
-from dralloc.planner.profiles import gpu_model
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.generate.profiles import gpu_model
 from dralloc.solver import allocate
-from dralloc.verify.rules import verify_allocation, with_allocation
 
 FEATURES = Features.from_gates(["DRAPartitionableDevices"])
 A100 = gpu_model("a100-40gb")

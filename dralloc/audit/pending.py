@@ -1,0 +1,248 @@
+"""Pending pods: why are their claims not allocated, and what would help?
+
+For each pod with unallocated claims, in priority order:
+
+* the nodes where its claims fit now with the Kubernetes search
+  (``allocate(mode="replay")``): the scheduler's answer was a false negative,
+  or the pod was not retried since resources were freed;
+* whether it is part of the best joint placement of all pending pods: one
+  CP-SAT model over the pending pods' claims on their candidate nodes,
+  objective ``claims`` (as many pods as possible), existing allocations fixed
+  (:mod:`dralloc.audit.joint`); a pod that the Kubernetes search places
+  nowhere but the joint model places shows an allocation Kubernetes misses;
+* else the fewest existing allocations to move (1, then 2; each moved claim
+  must fit elsewhere), with the Kubernetes search;
+* else, per node, a minimised conflicting set of requirements
+  (:func:`dralloc.solver.explain.explain`) in words.
+
+Allocation calls are bounded by a budget; the joint model and each minimal
+core by a time limit (single-worker CP-SAT, so answers are deterministic)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from dralloc.audit.joint import Group, JointResult, place_jointly
+from dralloc.audit.state import ClusterState, pod_key
+from dralloc.checker.finding import INFO, WARNING, Finding
+from dralloc.checker.rules import with_allocation
+from dralloc.errors import AllocationError
+from dralloc.features import Features, Variant
+from dralloc.inventory.problem import build_problem
+from dralloc.models import Node, Pod, ResourceClaim
+from dralloc.solver import Outcome, allocate
+
+JOINT_TIME_LIMIT = 10.0      # seconds for the joint placement model
+CORE_TIME_LIMIT = 5.0        # seconds per feasibility test while shrinking a core
+MAX_JOINT_PAIRS = 400        # pod x node pairs in the joint model; beyond, only nodes that fit now
+EXPLAINED_NODES = 3          # nodes explained per pod that fits nowhere
+
+
+@dataclass
+class Budget:
+    calls: int = 400
+
+    def take(self) -> bool:
+        self.calls -= 1
+        return self.calls >= 0
+
+
+@dataclass
+class PendingAnalysis:
+    state: ClusterState
+    features: Features
+    variant: Variant | None
+    budget: Budget = field(default_factory=Budget)
+    stopped: list[str] = field(default_factory=list)  # nodes where a replay hit its time limit
+
+    def nodes(self, pod: Pod) -> list[Node]:
+        if pod.spec.node_name:
+            return [self.state.node(pod.spec.node_name)]
+        names = [n.name for n in self.state.objects.nodes]
+        if not names:
+            names = sorted({s.spec.node_name for s in self.state.objects.slices if s.spec.node_name})
+        return [self.state.node(n) for n in names]
+
+    def try_on(self, node: Node, claims: list[ResourceClaim], held: list[ResourceClaim]) -> Outcome | None:
+        if not self.budget.take():
+            return None
+        out = allocate(self.state.objects, node, claims, allocated=held, features=self.features,
+                       mode="replay", variant=self.variant)
+        if any(n.startswith("replay stopped") for n in out.notes):
+            self.stopped.append(node.name)
+        return out
+
+    def fits(self, claims: list[ResourceClaim], held: list[ResourceClaim],
+             nodes: list[Node]) -> tuple[Node, list[ResourceClaim]] | None:
+        for n in nodes:
+            out = self.try_on(n, claims, held)
+            if out is not None and out.ok and out.allocations is not None:
+                return n, [with_allocation(c, a) for c, a in zip(claims, out.allocations, strict=True)]
+        return None
+
+
+def _order(pods: list[Pod]) -> list[Pod]:
+    return sorted(pods, key=lambda p: (-(p.spec.priority or 0), pod_key(p)))
+
+
+@dataclass
+class _Pending:
+    pod: Pod
+    claims: list[ResourceClaim]
+    nodes: list[Node]
+    now: list[str]
+
+
+def analyse_pending(state: ClusterState, features: Features, variant: Variant | None,
+                    budget: int = 400) -> tuple[list[Finding], list[dict[str, Any]]]:
+    pa = PendingAnalysis(state, features, variant, Budget(budget))
+    held = state.allocated()
+    todo = []
+    for pod in _order(state.pending_pods()):
+        claims = state.claims_to_place(pod)
+        nodes = pa.nodes(pod)
+        now = [n.name for n in nodes if (o := pa.try_on(n, claims, held)) is not None and o.ok]
+        todo.append(_Pending(pod, claims, nodes, now))
+    joint = _joint(pa, todo, held)
+    findings: list[Finding] = []
+    entries: list[dict[str, Any]] = []
+    for p in todo:
+        entry = _one(pa, p, held, joint, len(todo))
+        entries.append(entry)
+        level = INFO if entry["verdict"] == "fits-now" else WARNING
+        findings.append(Finding(level, "pending", pod_key(p.pod), entry["message"],
+                                (f"Pod {pod_key(p.pod)}", *(f"ResourceClaim {c}" for c in entry["claims"])),
+                                ("spec.resourceClaims",), entry["verdict"]))
+    if len(todo) > 1:
+        findings.append(Finding(INFO, "pending", "", _joint_summary(joint, len(todo))))
+    if pa.budget.calls < 0:
+        findings.append(Finding(INFO, "pending", "", "the pending-pod analysis ran out of its budget of "
+                                f"{budget} allocation calls; some answers are incomplete"))
+    if pa.stopped:
+        findings.append(Finding(INFO, "pending", "", f"{len(pa.stopped)} allocation call(s) stopped at the "
+                                "replay's time limit (nodes " + ", ".join(sorted(set(pa.stopped))) + "); "
+                                "they count as not fitting, so some answers are incomplete"))
+    return findings, entries
+
+
+def _joint(pa: PendingAnalysis, todo: list[_Pending], held: list[ResourceClaim]) -> JointResult:
+    """The best placement of the pending pods together (CP-SAT, objective:
+    as many pods as possible). Candidate nodes: every node of each pod, or
+    only those where it fits now when that makes too many pairs."""
+    wide = sum(len(p.nodes) for p in todo) <= MAX_JOINT_PAIRS
+    groups = []
+    for p in todo:
+        nodes = tuple(n for n in p.nodes if wide or n.name in p.now)
+        if p.claims and nodes:
+            groups.append(Group(pod_key(p.pod), tuple(p.claims), nodes))
+    hint = {pod_key(p.pod): p.now[0] for p in todo if p.now}
+    return place_jointly(pa.state.objects, groups, held, pa.features, pa.variant,
+                         time_limit=JOINT_TIME_LIMIT, hint=hint)
+
+
+def _joint_summary(joint: JointResult, pods: int) -> str:
+    proven = "proven optimal" if joint.proven else f"not proven optimal: at most {joint.bound}"
+    notes = "".join(f"; {n}" for n in joint.notes)
+    return (f"joint placement of the {pods} pending pods (CP-SAT, existing allocations kept): "
+            f"{joint.value} placed together ({proven}){notes}")
+
+
+def _one(pa: PendingAnalysis, p: _Pending, held: list[ResourceClaim], joint: JointResult,
+         pods: int) -> dict[str, Any]:
+    key = pod_key(p.pod)
+    entry: dict[str, Any] = {"pod": key, "claims": [c.key for c in p.claims]}
+    together = joint.placed.get(key)
+    if p.now:
+        if together is not None:
+            note = f"; node {together} in the best joint placement of the pending pods"
+        else:
+            note = (f"; but not together with the other pending pods (the best joint placement places "
+                    f"{joint.value} of {pods} and leaves this one out)")
+        entry.update(verdict="fits-now", nodes=p.now, joint_node=together,
+                     message=f"the claims fit now on node(s) {', '.join(p.now[:5])}: a false negative of "
+                     f"the scheduler, or the pod was not retried since resources were freed{note}")
+        return entry
+    if together is not None:
+        entry.update(verdict="fits-jointly", nodes=[together], joint_node=together,
+                     message=f"the Kubernetes search finds no node, but the claims can be allocated on node "
+                     f"{together} (joint CP-SAT placement of the pending pods; the answer passes the "
+                     f"independent verifier): an allocation the Kubernetes search misses")
+        return entry
+    moves = _moves(pa, p.claims, held, p.nodes)
+    if moves is not None:
+        node, moved = moves
+        entry.update(verdict="fits-after-moves", nodes=[node], moves=moved,
+                     message=f"fits on node {node} if {len(moved)} existing allocation(s) move: "
+                     + "; ".join(f"{m['claim']} to node {m['to']}" for m in moved))
+        return entry
+    entry.update(verdict="does-not-fit", message=_explain(pa, p.claims, held, p.nodes))
+    return entry
+
+
+def _holders_on(held: list[ResourceClaim], state: ClusterState, node: Node) -> list[ResourceClaim]:
+    """Allocated claims that hold devices usable on ``node`` (moving them may help)."""
+    return [c for c in held if state.node_for(c).name in (node.name, "")]
+
+
+def _moves(pa: PendingAnalysis, claims: list[ResourceClaim], held: list[ResourceClaim],
+           nodes: list[Node]) -> tuple[str, list[dict[str, str]]] | None:
+    for size in (1, 2):
+        for n in nodes:
+            cands = _holders_on(held, pa.state, n)
+            for group in combinations(cands, size):
+                if pa.budget.calls <= 0:
+                    return None
+                gone = {c.key for c in group}
+                rest = [c for c in held if c.key not in gone]
+                placed = pa.fits(claims, rest, [n])
+                if placed is None:
+                    continue
+                moved = _replace(pa, list(group), rest + placed[1])
+                if moved is not None:
+                    return n.name, moved
+    return None
+
+
+def _replace(pa: PendingAnalysis, group: list[ResourceClaim], held: list[ResourceClaim]) -> list[dict[str, str]] | None:
+    out = []
+    for c in group:
+        bare = c.model_copy(update={"status": None})
+        got = pa.fits([bare], held, pa.nodes(Pod()))
+        if got is None:
+            return None
+        held = held + got[1]
+        out.append({"claim": c.key, "from": pa.state.node_for(c).name, "to": got[0].name})
+    return out
+
+
+def _explain(pa: PendingAnalysis, claims: list[ResourceClaim], held: list[ResourceClaim], nodes: list[Node]) -> str:
+    if not nodes:
+        return "no node is known (the state holds no nodes and no node-local slices)"
+    parts = [f"on node {n.name}: {_why_not(pa, n, claims, held)}" for n in nodes[:EXPLAINED_NODES]]
+    more = f" (and {len(nodes) - EXPLAINED_NODES} more node(s))" if len(nodes) > EXPLAINED_NODES else ""
+    return "does not fit on any node, even after moving up to 2 allocations: " + " | ".join(parts) + more
+
+
+def _why_not(pa: PendingAnalysis, node: Node, claims: list[ResourceClaim], held: list[ResourceClaim]) -> str:
+    """A minimal conflicting set of requirements on ``node``, in words (the
+    per-request candidate counts when no core can be found)."""
+    from dralloc.solver.explain import minimal_core, render
+    from dralloc.solver.explain_counts import candidate_report
+
+    objs = pa.state.objects
+    try:
+        problem = build_problem(objs.slices, objs.classes, node, claims, held, pa.features,
+                                pa.variant or pa.features.variant())
+    except AllocationError as e:
+        return str(e)
+    core = minimal_core(problem, CORE_TIME_LIMIT)
+    counts = "; ".join(candidate_report(problem))
+    if not core:
+        return counts or "no combination of devices satisfies the constraints"
+    words = render(problem, core)
+    tail = f" [{counts}]" if counts else ""
+    if len(words) == 1:
+        return f"{words[0]}, which no choice of devices allows{tail}"
+    return f"these requirements cannot all hold together (a minimal conflicting set): {'; '.join(words)}{tail}"

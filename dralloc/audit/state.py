@@ -1,0 +1,123 @@
+"""A cluster's state as the verifier sees it: which pods use which claims,
+on which node, and which node each allocated claim is checked against."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dralloc.checker.finding import WARNING, Finding
+from dralloc.inventory.nodesel import NodeSelectorError, selector_matches
+from dralloc.io.loader import ObjectSet
+from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim, ResourceClaimSpec
+
+
+def claim_name_for(pod: Pod, entry_name: str) -> str | None:
+    """The claim behind ``pod.spec.resourceClaims[entry_name]``."""
+    for prc in pod.spec.resource_claims or []:
+        if prc.name != entry_name:
+            continue
+        if prc.resource_claim_name:
+            return prc.resource_claim_name
+        for st in (pod.status.resource_claim_statuses or []) if pod.status else []:
+            if st.name == entry_name:
+                return st.resource_claim_name
+    return None
+
+
+def pod_key(pod: Pod) -> str:
+    return f"{pod.namespace}/{pod.name}" if pod.namespace else pod.name
+
+
+@dataclass
+class ClusterState:
+    objects: ObjectSet
+    claims: dict[str, ResourceClaim] = field(default_factory=dict)        # key -> claim
+    pod_claims: dict[str, list[str]] = field(default_factory=dict)        # pod key -> claim keys
+    missing: dict[str, list[str]] = field(default_factory=dict)           # pod key -> entries without claim
+    users: dict[str, list[Pod]] = field(default_factory=dict)             # claim key -> pods
+    findings: list[Finding] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, objs: ObjectSet) -> ClusterState:
+        st = cls(objs, {c.key: c for c in objs.claims})
+        for pod in objs.pods:
+            pk = pod_key(pod)
+            st.pod_claims[pk] = []
+            for prc in pod.spec.resource_claims or []:
+                name = claim_name_for(pod, prc.name)
+                key = f"{pod.namespace}/{name}" if pod.namespace else (name or "")
+                if name is None or key not in st.claims:
+                    st.missing.setdefault(pk, []).append(prc.name)
+                    continue
+                st.pod_claims[pk].append(key)
+                st.users.setdefault(key, []).append(pod)
+        return st
+
+    def allocated(self) -> list[ResourceClaim]:
+        return [c for c in self.claims.values() if c.status is not None and c.status.allocation is not None]
+
+    def node(self, name: str) -> Node:
+        found = self.objects.node(name)
+        if found is not None:
+            return found
+        return Node(metadata=ObjectMeta(name=name, labels={"kubernetes.io/hostname": name}))
+
+    def node_for(self, claim: ResourceClaim) -> Node:
+        """The node a claim is checked on: where a pod using it runs; else the
+        node its selector pins or first admits; else a node without a name."""
+        for pod in self.users.get(claim.key, []):
+            if pod.spec.node_name:
+                return self.node(pod.spec.node_name)
+        alloc = claim.status.allocation if claim.status else None
+        sel = alloc.node_selector if alloc else None
+        if sel is not None:
+            for term in sel.node_selector_terms:
+                for r in term.match_fields or []:
+                    if r.key == "metadata.name" and r.operator == "In" and r.values:
+                        return self.node(r.values[0])
+            for n in self.objects.nodes:
+                try:
+                    if selector_matches(sel, n):
+                        return n
+                except NodeSelectorError:
+                    break
+        for res in (alloc.devices.results or []) if alloc and alloc.devices else []:
+            for s in self.objects.slices:
+                if s.spec.driver == res.driver and s.spec.pool.name == res.pool and s.spec.node_name \
+                        and any(d.name == res.device for d in s.spec.devices or []):
+                    return self.node(s.spec.node_name)
+        return Node(metadata=ObjectMeta(name=""))
+
+    def pending_pods(self) -> list[Pod]:
+        """Pods (not finished) with at least one claim that is not allocated."""
+        out = []
+        for pod in self.objects.pods:
+            if pod.status is not None and pod.status.phase in ("Succeeded", "Failed"):
+                continue
+            keys = self.pod_claims.get(pod_key(pod), [])
+            unalloc = [k for k in keys if self.claims[k].status is None or self.claims[k].status.allocation is None]  # type: ignore[union-attr]
+            if unalloc or self.missing.get(pod_key(pod)):
+                out.append(pod)
+        return out
+
+    def claims_to_place(self, pod: Pod) -> list[ResourceClaim]:
+        """The pod's unallocated claims; a template claim not created yet is
+        instantiated from its template (named ``<pod>-<entry>``)."""
+        out = []
+        for k in self.pod_claims.get(pod_key(pod), []):
+            c = self.claims[k]
+            if c.status is None or c.status.allocation is None:
+                out.append(c)
+        for entry in self.missing.get(pod_key(pod), []):
+            prc = next(p for p in pod.spec.resource_claims or [] if p.name == entry)
+            tmpl = next((t for t in self.objects.templates if t.name == prc.resource_claim_template_name
+                         and t.namespace == pod.namespace), None)
+            if tmpl is None:
+                self.findings.append(Finding(WARNING, "pending", pod_key(pod),
+                                             f"pod entry {entry} names no existing claim or template",
+                                             (f"Pod {pod_key(pod)}",), ("spec.resourceClaims",)))
+                continue
+            spec: ResourceClaimSpec = tmpl.spec.spec
+            out.append(ResourceClaim(metadata=ObjectMeta(name=f"{pod.name}-{entry}", namespace=pod.namespace),
+                                     spec=spec))
+        return out

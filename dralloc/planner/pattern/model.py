@@ -1,0 +1,123 @@
+"""The pattern (cutting-stock) model, solved by CP-SAT.
+
+Identical units are one type with a count; ``x[u, L]`` is how many units of
+type ``u`` use layout ``L``; ``y[g, k]`` how many pods of demand group ``g``
+get a device of kind ``k``. Supply per kind is the sum of layout counts, so
+the model size depends on the number of distinct unit types, layouts and
+demand groups -- not on nodes, GPUs or pods. Every number is an integer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
+
+from dralloc.planner.pattern.layouts import Layout
+
+
+@dataclass(frozen=True)
+class Group:
+    """Pods asking for one device of any of ``kinds``."""
+
+    name: str
+    kinds: frozenset[int]
+    demand: int
+    weight: int = 1
+
+
+@dataclass(frozen=True)
+class Supply:
+    """Units of one type: at most ``count`` of them (or ``per_node`` for each
+    added node, when ``added`` is set), each using one of ``layouts``."""
+
+    name: str
+    layouts: tuple[Layout, ...]
+    count: int = 0
+    added: bool = False
+
+
+@dataclass
+class PatternResult:
+    status: str                     # OPTIMAL, FEASIBLE, INFEASIBLE, UNKNOWN
+    objective: int | None = None
+    bound: int | None = None
+    served: list[int] = field(default_factory=list)                   # per group
+    usage: list[dict[int, int]] = field(default_factory=list)         # per supply: layout index -> units
+    assigned: dict[tuple[int, int], int] = field(default_factory=dict)  # (group, kind) -> pods
+    added_nodes: int = 0
+    wall_time: float = 0.0
+
+    @property
+    def proven(self) -> bool:
+        return self.status == "OPTIMAL"
+
+
+class PatternModel:
+    """fit (max weighted pods), add-nodes (fewest added nodes), layout (fewest
+    units) over the same variables."""
+
+    def __init__(self, supplies: Sequence[Supply], groups: Sequence[Group], max_added: int = 0) -> None:
+        self.supplies = list(supplies)
+        self.groups = list(groups)
+        m = self.model = cp_model.CpModel()
+        self.n_added = m.new_int_var(0, max_added, "added_nodes")
+        self.x: list[list[cp_model.IntVar]] = []
+        for si, s in enumerate(self.supplies):
+            hi = s.count * (max_added if s.added else 1)
+            row = [m.new_int_var(0, hi, f"x{si}_{li}") for li in range(len(s.layouts))]
+            cap = s.count * self.n_added if s.added else s.count
+            m.add(sum(row) <= cap)
+            self.x.append(row)
+        self.y: dict[tuple[int, int], cp_model.IntVar] = {}
+        self.s: list[cp_model.IntVar] = []
+        for gi, g in enumerate(self.groups):
+            for k in sorted(g.kinds):
+                self.y[gi, k] = m.new_int_var(0, g.demand, f"y{gi}_{k}")
+            served = m.new_int_var(0, g.demand, f"s{gi}")
+            m.add(served == sum(self.y[gi, k] for k in sorted(g.kinds)))
+            self.s.append(served)
+        for k in sorted({k for g in self.groups for k in g.kinds}):
+            supply = [layout.count(k) * self.x[si][li] for si, s in enumerate(self.supplies)
+                      for li, layout in enumerate(s.layouts) if layout.count(k)]
+            m.add(sum(self.y[gi, k] for gi, g in enumerate(self.groups) if k in g.kinds) <= sum(supply))
+
+    def units_used(self) -> cp_model.LinearExprT:
+        return sum(v for row in self.x for v in row)
+
+    def fit(self) -> None:
+        self.model.maximize(sum(g.weight * s for g, s in zip(self.groups, self.s, strict=True)))
+
+    def serve_all(self) -> None:
+        for g, s in zip(self.groups, self.s, strict=True):
+            self.model.add(s == g.demand)
+
+    def fewest_added(self) -> None:
+        self.serve_all()
+        self.model.minimize(self.n_added)
+
+    def fewest_units(self) -> None:
+        self.serve_all()
+        self.model.minimize(self.units_used())
+
+    def hint_usage(self, usage: Sequence[dict[int, int]]) -> None:
+        for row, use in zip(self.x, usage, strict=True):
+            for li, v in enumerate(row):
+                self.model.add_hint(v, use.get(li, 0))
+
+    def solve(self, time_limit: float | None = None, workers: int = 2) -> PatternResult:
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = workers
+        if time_limit:
+            solver.parameters.max_time_in_seconds = time_limit
+        code = solver.solve(self.model)
+        res = PatternResult(solver.status_name(code), wall_time=solver.wall_time)
+        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return res
+        res.objective = int(solver.objective_value)
+        res.bound = int(solver.best_objective_bound)
+        res.served = [int(solver.value(s)) for s in self.s]
+        res.usage = [{li: int(solver.value(v)) for li, v in enumerate(row) if solver.value(v)} for row in self.x]
+        res.assigned = {key: int(solver.value(v)) for key, v in self.y.items() if solver.value(v)}
+        res.added_nodes = int(solver.value(self.n_added))
+        return res

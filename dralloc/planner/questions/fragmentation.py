@@ -1,0 +1,88 @@
+"""Stranded capacity and utilisation.
+
+Per unit (one counter set group, e.g. one GPU): counters left, the largest
+partition still allocatable (the free device that fits and takes the largest
+share of the unit -- sum over counters of use/capacity), and the stranded
+counters: free capacity that no set of free devices can use together.
+
+Utilisation follows cluster-autoscaler's DRA calculation
+(:mod:`.utilisation`).
+
+The re-pack is the layout question on empty units for the devices allocated
+now (same partitions): how many units they need at best."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from dralloc.planner.answer import Answer
+from dralloc.planner.pattern.layouts import enumerate_layouts
+from dralloc.planner.pattern.model import Group, PatternModel, Supply
+from dralloc.planner.view.cluster import Cluster, Unit
+from dralloc.planner.view.utilisation import node_utilisation, pool_utilisation
+
+__all__ = ["fragmentation", "node_utilisation", "pool_utilisation", "repack", "unit_report"]
+
+
+def _share(use: tuple[int, ...], caps: tuple[int, ...]) -> Fraction:
+    return sum((Fraction(u, c) for u, c in zip(use, caps, strict=True) if c), Fraction(0))
+
+
+def unit_report(cluster: Cluster, u: Unit) -> dict[str, Any]:
+    ut = cluster.types[u.type]
+    fits = [(use, k) for use, k in ut.devices if all(a <= b for a, b in zip(use, ut.caps, strict=True))]
+    largest = max(fits, key=lambda d: (_share(d[0], u.total), -d[1]), default=None)
+    usable = [0] * len(ut.caps)
+    for lay in enumerate_layouts(ut):
+        for i, total in enumerate(_use_of(ut.devices, lay.witness, len(ut.caps))):
+            usable[i] = max(usable[i], total)
+    stranded = {name: free - use for name, free, use in zip(ut.counters, ut.caps, usable, strict=True)
+                if free - use > 0}
+    return {"node": cluster.nodes[u.node].name, "unit": u.label, "allocated": len(u.used_devices),
+            "free": dict(zip(ut.counters, ut.caps, strict=True)) if ut.caps else {"devices": len(ut.devices)},
+            "largestAllocatable": cluster.kinds[largest[1]][1] if largest else None,
+            "stranded": stranded}
+
+
+def _use_of(devices: tuple[tuple[tuple[int, ...], int], ...], idx: tuple[int, ...], n: int) -> list[int]:
+    out = [0] * n
+    for i in idx:
+        for j, v in enumerate(devices[i][0]):
+            out[j] += v
+    return out
+
+
+def repack(cluster: Cluster, empty: Cluster, time_limit: float | None = None,
+           workers: int = 2) -> dict[str, Any]:
+    """Fewest units for the partitions allocated now; ``empty`` is the same
+    cluster without allocations (its unit types have every device free)."""
+    wanted: dict[str, int] = {}
+    for u in cluster.units:
+        for label in u.used_labels:
+            wanted[label] = wanted.get(label, 0) + 1
+    groups = [Group(label, frozenset(k for k, (_, lab) in enumerate(empty.kinds) if lab == label), n)
+              for label, n in sorted(wanted.items())]
+    useful = frozenset(k for g in groups for k in g.kinds)
+    counts = empty.type_counts()
+    sup = [Supply(f"type{t}", tuple(enumerate_layouts(empty.types[t], useful)), counts[t]) for t in sorted(counts)]
+    model = PatternModel([s for s in sup if s.layouts], groups)
+    model.fewest_units()
+    res = model.solve(time_limit, workers)
+    return {"status": res.status, "proven": res.proven, "units": res.objective, "partitions": wanted}
+
+
+def fragmentation(cluster: Cluster, empty: Cluster, time_limit: float | None = None,
+                  workers: int = 2) -> Answer:
+    """Stranded capacity now and after an optimal re-pack."""
+    units = [unit_report(cluster, u) for u in cluster.units if u.total]
+    in_use = sum(1 for u in cluster.units if u.used_devices)
+    util = node_utilisation(cluster)
+    best = repack(cluster, empty, time_limit, workers)
+    ans = Answer("fragmentation",
+                 {"unitsInUse": in_use, "unitsWithStrandedCapacity": sum(1 for r in units if r["stranded"])},
+                 {**best, "unitsInUse": best["units"],
+                  "unitsFreed": in_use - best["units"] if best["units"] is not None else None})
+    ans.gap = ans.optimal["unitsFreed"]
+    ans.detail = {"units": units, "utilisation": {k: str(v) for k, v in util.items()}}
+    return ans

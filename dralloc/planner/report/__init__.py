@@ -1,0 +1,1 @@
+"""Answers as tables, YAML and JSON, and as pictures (PNG)."""

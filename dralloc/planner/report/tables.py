@@ -1,0 +1,47 @@
+"""Answers as tables (text), YAML and JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from dralloc.planner.answer import Answer
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, dict):
+        return ", ".join(f"{k}={v[k]}" for k in v)
+    return "-" if v is None else str(v)
+
+
+def table(answers: list[Answer]) -> str:
+    """One block per answer: first-fit and optimal side by side."""
+    out = []
+    for a in answers:
+        keys = [k for k in dict.fromkeys([*a.first_fit, *a.optimal]) if not isinstance(
+            a.first_fit.get(k, a.optimal.get(k)), dict) or k in ("partitions",)]
+        width = max([len(k) for k in keys] + [8])
+        out.append(f"{a.question}")
+        out.append(f"  {'':{width}}  {'first-fit':>14}  {'optimal':>14}")
+        for k in keys:
+            out.append(f"  {k:{width}}  {_cell(a.first_fit.get(k)):>14}  {_cell(a.optimal.get(k)):>14}")
+        out.append(f"  {'gap':{width}}  {_cell(a.gap):>14}")
+        for gname, served in (a.optimal.get("perGroup") or {}).items():
+            out.append(f"    optimal {gname}: {served}")
+        for row in (a.detail.get("assignment") or [])[:20]:
+            parts = ", ".join(f"{k}x{v}" for k, v in row["partitions"].items())
+            out.append(f"    {row['unit']}: {parts}")
+        if len(a.detail.get("assignment") or []) > 20:
+            out.append(f"    ... {len(a.detail['assignment']) - 20} more units")
+    return "\n".join(out)
+
+
+def render(answers: list[Answer], fmt: str) -> str:
+    data = [a.as_dict() for a in answers]
+    if fmt == "json":
+        return json.dumps(data if len(data) != 1 else data[0], indent=2, sort_keys=False)
+    if fmt == "yaml":
+        return yaml.safe_dump_all(data, sort_keys=False)
+    return table(answers)

@@ -1,0 +1,1 @@
+"""What Kubernetes would do: pod-by-pod first-fit simulations (the fast one-device simulator, the general pod simulator through the allocator, and the replay reference) with the first / most / least node policies."""

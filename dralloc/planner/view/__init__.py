@@ -1,0 +1,1 @@
+"""What the planner reads: the cluster as nodes of units (one GPU's counter sets, or one plain device), identical nodes grouped, the demand (one-device workloads or general pods), and utilisation as cluster-autoscaler computes it."""

@@ -1,0 +1,130 @@
+"""General demand: pods with any claims the allocator accepts -- several
+claims per pod, claims from ResourceClaimTemplates (one per replica) and
+shared claims (``resourceClaimName``, allocated once for every pod that
+names it), any requests (counts, ``All``, ``firstAvailable``, constraints).
+
+A pod with the annotation ``planner.dralloc.dev/replicas: "N"`` stands for N
+identical pods; ``spec.priority`` is its priority. An unallocated claim no pod
+refers to is a pod of its own. Queue order: higher priority first, then input
+order (the scheduler's default priority sort)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dralloc.errors import InputError
+from dralloc.io import ObjectSet
+from dralloc.models import ObjectMeta, Pod, ResourceClaim
+from dralloc.planner.view.demand import REPLICAS, one_device_claim
+
+
+@dataclass(frozen=True)
+class PodDemand:
+    name: str                                   # "namespace/pod" (or the claim's key for a lone claim)
+    namespace: str
+    replicas: int
+    priority: int
+    order: int
+    templates: tuple[tuple[str, ResourceClaim], ...] = ()   # (pod claim name, claim) made per replica
+    shared: tuple[str, ...] = ()                # keys of ResourceClaims every replica uses
+    lone: bool = False                          # an unallocated claim no pod refers to
+
+    def instances(self, replica: int) -> list[ResourceClaim]:
+        """The claims made from the templates for one replica (named like
+        the kubelet would: pod-replica-claim)."""
+        pod = self.name.rpartition("/")[2]
+        return [c.model_copy(update={"metadata": ObjectMeta(name=f"{pod}-{replica}-{ref}", namespace=self.namespace),
+                                     "status": None})
+                for ref, c in self.templates]
+
+
+@dataclass
+class PodsDemand:
+    pods: list[PodDemand] = field(default_factory=list)
+    shared: dict[str, ResourceClaim] = field(default_factory=dict)   # key -> claim as loaded
+
+    def queue(self) -> list[PodDemand]:
+        return sorted(self.pods, key=lambda p: (-p.priority, p.order))
+
+    def total(self) -> int:
+        return sum(p.replicas for p in self.pods)
+
+    def weights(self) -> dict[int, int]:
+        """Per priority, a weight above all pods of lower priorities together."""
+        out: dict[int, int] = {}
+        below = 0
+        for level in sorted({p.priority for p in self.pods}):
+            out[level] = below + 1
+            below += out[level] * sum(p.replicas for p in self.pods if p.priority == level)
+        return out
+
+    def simple(self) -> bool:
+        """One claim from a template per pod asking for one device: the case
+        the fast pattern model answers exactly."""
+        for p in self.pods:
+            if p.lone:
+                if not one_device_claim(self.shared[p.shared[0]]):
+                    return False
+            elif p.shared or len(p.templates) != 1 or not one_device_claim(p.templates[0][1]):
+                return False
+        return True
+
+
+def _replicas(pod: Pod, where: str) -> int:
+    raw = (pod.metadata.annotations or {}).get(REPLICAS, "1")
+    try:
+        n = int(raw)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise InputError(f"{where}: metadata.annotations[{REPLICAS}]: {raw!r} is not a non-negative integer")
+    return n
+
+
+def _pod(objs: ObjectSet, pod: Pod, order: int, shared: dict[str, ResourceClaim]) -> PodDemand:
+    ns = pod.metadata.namespace or "default"
+    where = f"Pod {ns}/{pod.name}"
+    templates: list[tuple[str, ResourceClaim]] = []
+    keys: list[str] = []
+    for i, ref in enumerate(pod.spec.resource_claims or []):
+        field_ = f"{where}: spec.resourceClaims[{i}]"
+        if ref.resource_claim_name:
+            claim = objs.claim(f"{ns}/{ref.resource_claim_name}")
+            if claim is None:
+                raise InputError(f"{field_}.resourceClaimName: ResourceClaim {ns}/{ref.resource_claim_name} not found")
+            shared[claim.key] = claim
+            keys.append(claim.key)
+        elif ref.resource_claim_template_name:
+            tname = ref.resource_claim_template_name
+            tmpl = next((t for t in objs.templates
+                         if t.name == tname and (t.metadata.namespace or "default") == ns), None)
+            if tmpl is None:
+                raise InputError(f"{field_}.resourceClaimTemplateName: ResourceClaimTemplate {ns}/{tname} not found")
+            templates.append((ref.name, ResourceClaim(metadata=ObjectMeta(name=tname, namespace=ns),
+                                                      spec=tmpl.spec.spec)))
+        else:
+            raise InputError(f"{field_}: neither resourceClaimName nor resourceClaimTemplateName is set")
+    return PodDemand(f"{ns}/{pod.name}", ns, _replicas(pod, where), pod.spec.priority or 0, order,
+                     tuple(templates), tuple(keys))
+
+
+def pods_demand(objs: ObjectSet) -> PodsDemand:
+    """Pods not bound to a node (in input order), then unallocated claims no
+    pod refers to. A pod without any claim is left out (DRA does not
+    constrain it)."""
+    out = PodsDemand()
+    for i, pod in enumerate(objs.pods):
+        if pod.spec.node_name:
+            continue
+        p = _pod(objs, pod, i, out.shared)
+        if p.templates or p.shared:
+            out.pods.append(p)
+    referenced = {(p.metadata.namespace or "default", r.resource_claim_name)
+                  for p in objs.pods for r in p.spec.resource_claims or [] if r.resource_claim_name}
+    for j, c in enumerate(objs.claims):
+        if (c.status and c.status.allocation) or (c.metadata.namespace or "default", c.name) in referenced:
+            continue
+        out.shared[c.key] = c
+        out.pods.append(PodDemand(c.key, c.metadata.namespace or "default", 1, 0, len(objs.pods) + j,
+                                  shared=(c.key,), lone=True))
+    return out
