@@ -142,6 +142,7 @@ class _Comparison:
         self.t0 = t0
         self.proof_seconds = 0.0
         self.tried: str | None = None          # the leaks the last proof attempt held back
+        self.verdict: bool | None = None       # its answer: rules infeasible (None: undecided)
         self.proven: tuple[int, dict[tuple[str, str], CounterMap]] | None = None
         self.ka = KubernetesAnswer("replay", False, triggers=[str(t) for t in triggers])
 
@@ -166,7 +167,7 @@ class _Comparison:
         held = {k: {cs: dict(c) for cs, c in v.items()} for k, v in search.leaked.items()}
         t = time.perf_counter()
         left = self.limit - (t - self.t0)
-        verdict = rules_infeasible(self.p, held, max(left, self.limit / 4))
+        verdict = self.verdict = rules_infeasible(self.p, held, max(left, self.limit / 4))
         self.proof_seconds += time.perf_counter() - t
         if verdict:
             self.proven = (search.steps, held)
@@ -254,6 +255,14 @@ class _Comparison:
             return
         ka.how = "stopped"
         seen = sorted({EVENT_DEFECT.get(e, e) for e in search.first_seen})
+        ka.statement = "; ".join(self._known(search, seen))
+        self.out.notes.append(f"Kubernetes' answer not known: {ka.statement}")
+        self.out.defects = [f"{describe(d)} [seen firing; the replay stopped before Kubernetes' answer was known]"
+                            for d in seen]
+        self._finish(search)
+
+    def _known(self, search: ReplaySearch, seen: list[str]) -> list[str]:
+        """What is known when the replay stopped without an answer."""
         parts = [f"the replay of Kubernetes' search stopped at its time limit ({self.limit:g} s) after "
                  f"{search.steps} steps without an allocation, so Kubernetes' answer is not known",
                  f"defects that can fire here: {_defects(self.triggers)}"]
@@ -261,21 +270,21 @@ class _Comparison:
             parts.append(f"seen firing: {', '.join(seen)}")
         if search.leaked:
             parts.append(f"counters leaked so far: {leak_text(search.leaked)}")
-        if self.refuse_only:
-            parts.append("every one only makes Kubernetes refuse more, so its answer is first-fit's, a later "
-                         "allocation in its search order, or no allocation" if self.out.status is Status.ALLOCATED
-                         else "every one only makes Kubernetes refuse more")
-            if self.tried is not None and self.proven is None:
-                parts.append("with the leaked counters held back the rules still admit an allocation")
-            if search.leaked and self.out.status is Status.ALLOCATED:
-                parts.append("first-fit's allocation " + (
-                    "still fits them" if fits_after_leaks(self.p, self.out, search.leaked) else
-                    "no longer fits them, so Kubernetes' answer is not first-fit's"))
-        ka.statement = "; ".join(parts)
-        self.out.notes.append(f"Kubernetes' answer not known: {ka.statement}")
-        self.out.defects = [f"{describe(d)} [seen firing; the replay stopped before Kubernetes' answer was known]"
-                            for d in seen]
-        self._finish(search)
+        if not self.refuse_only:
+            return parts
+        allocated = self.out.status is Status.ALLOCATED
+        parts.append("every one only makes Kubernetes refuse more, so its answer is first-fit's, a later "
+                     "allocation in its search order, or no allocation" if allocated
+                     else "every one only makes Kubernetes refuse more")
+        if self.verdict is False and self.tried == leak_text(search.leaked):
+            parts.append("with the leaked counters held back the rules still admit an allocation")
+        if search.leaked and allocated:
+            if fits_after_leaks(self.p, self.out, search.leaked):
+                parts.append("first-fit's allocation still fits them")
+            else:
+                self.ka.same = False
+                parts.append("first-fit's allocation no longer fits them, so Kubernetes' answer is not first-fit's")
+        return parts
 
     def _proved(self, search: ReplaySearch) -> None:
         assert self.proven is not None

@@ -161,3 +161,17 @@ def test_equal_answers_are_established_as_such() -> None:
     path = sorted(upstream.glob("*.yaml"))[0]
     res = check_scenario(parse_scenario(yaml.safe_load(path.read_text(encoding="utf-8")), str(path)), "first-fit")
     assert res.passed and res.established == EQUAL
+
+
+def test_stopped_replay_can_still_prove_first_fit_is_not_kubernetes_answer() -> None:
+    # first-fit takes mig-1; Kubernetes first tries the tainted mig-0, which leaks the
+    # pool's only counter, so it can never take mig-1 -- but it has other devices to try
+    mig = _pool("a-mig", [_dev("mig-0", "1", taint=True), _dev("mig-1", "1")], {"mem": "1"})
+    out = allocate(_objects([mig, _trap(30)]), "node-1", [_claim("c", 29)], allocated=[], features=GATES,
+                   mode="first-fit", compare_time_limit=0.3)
+    assert out.allocations is not None and out.allocations[0].devices is not None
+    assert (out.allocations[0].devices.results or [])[0].device == "mig-1"
+    ka = out.kubernetes
+    assert ka is not None and (ka.how, ka.known, ka.same) == ("stopped", False, False)
+    assert "still admit an allocation" in ka.statement
+    assert "first-fit's allocation no longer fits them, so Kubernetes' answer is not first-fit's" in ka.statement
