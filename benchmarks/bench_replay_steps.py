@@ -87,6 +87,7 @@ def worker(args: argparse.Namespace) -> int:
     from dralloc.errors import AllocationError
 
     sys.setrecursionlimit(100_000)
+    _run(_trap_problem(4), None)  # warm-up: CEL grammar and selector compilation, not the search
     for n in [int(x) for x in args.trap_sizes.split(",") if x]:
         row = _run(_trap_problem(n), args.trap_steps)
         print(json.dumps({"case": f"trap-{n}", **row}), flush=True)

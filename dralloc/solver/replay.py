@@ -209,7 +209,7 @@ class ReplaySearch:
                 if out == MAX:
                     return MAX
             # deeper devices of this request may have grown the list meanwhile
-            if n == len(pos) and not self._extend(lst, req):
+            if n == len(pos) and (lst.scanned == len(cands) or not self._extend(lst, req)):
                 return FAIL
             i = n
 
