@@ -89,7 +89,10 @@ class ReplaySearch:
         set_mode = self.variant is Variant.EXPERIMENTAL and self.features.list_type_attributes
         self.constraints: list[list[Constraint]] = [build_constraints(pl.constraints, set_mode) for pl in problem.plans]
         self.selected: dict[tuple[int, int], int] = {}
+        self._claims = len(problem.plans)
+        self._slots = [pl.slots for pl in problem.plans]
         self.candidates = [pd for pool in problem.pools if pool.usable for pd in pool.devices]
+        self.counted_devices = any(pd.device.consumes_counters for pd in self.candidates)
         self.index = {id(pd): i for i, pd in enumerate(self.candidates)}
         # DC-2 per candidate: committed, and the claims of this call holding it (allocatingDevices)
         self.committed = [pd.id in problem.state.devices for pd in self.candidates]
@@ -133,16 +136,17 @@ class ReplaySearch:
         self.steps += 1
         if self.steps >= self._next_check:
             self._checkpoint()
-        plans = self.p.plans
-        if c == len(plans):
+        if c == self._claims:
             return OK
-        if r == len(plans[c].slots):
+        slots = self._slots[c]
+        if r == len(slots):
             out = self.allocate_one(c + 1, 0, 0, 0, False, 0)
             return FAIL if out == MAX else out
-        slot = plans[c].slots[r]
-        if slot.subs and not in_sub:
-            return self._alternatives(c, r, len(slot.subs))
-        req = slot.subs[s] if slot.subs else slot.plain
+        slot = slots[r]
+        subs = slot.subs
+        if subs and not in_sub:
+            return self._alternatives(c, r, len(subs))
+        req = subs[s] if subs else slot.plain
         assert req is not None
         listed = req.all_devices  # set exactly for All requests
         if listed is not None and not listed:
@@ -252,7 +256,7 @@ class ReplaySearch:
         dev = pd.device
         multi = self.multi_ok and bool(dev.allow_multiple_allocations)
         counted = False
-        if dev.consumes_counters:
+        if self.counted_devices and dev.consumes_counters:
             if not self.features.partitionable_devices:
                 return None
             counted = not (multi and self.capacity.skips_counters(pd.id))
@@ -313,7 +317,7 @@ class ReplaySearch:
         if chosen.multi:
             for event in self.capacity.give_back(chosen):
                 self.event(event)
-        elif self.features.partitionable_devices and pd.device.consumes_counters:
+        elif chosen.counted:
             self.counters.release(pd)
         del self.results[c][chosen.n_before:]
 
