@@ -100,13 +100,15 @@ def fits_after_leaks(problem: Problem, out: Outcome, held: dict[tuple[str, str],
 
 
 def compare_with_kubernetes(problem: Problem, out: Outcome, how: str = "auto",
-                            time_limit: float | None = None, infeasible: bool = False) -> None:
+                            time_limit: float | None = None, infeasible: bool = False,
+                            undecided: bool = False) -> None:
     """Fill ``out.kubernetes`` (and, where Kubernetes answers otherwise,
     ``out.notes`` and ``out.defects``). ``infeasible``: CP-SAT proved the
-    rules admit no allocation."""
-    if how == "never":
-        out.kubernetes = KubernetesAnswer("not compared", False, statement="not compared with Kubernetes' "
-                                          "search (compare='never'): first-fit follows the rules")
+    rules admit no allocation; ``undecided``: CP-SAT stopped without an answer."""
+    if how == "never" or undecided:
+        why = "compare='never'" if how == "never" else "first-fit has no answer to compare"
+        out.kubernetes = KubernetesAnswer("not compared", False, statement=f"not compared with Kubernetes' "
+                                          f"search ({why}): first-fit follows the rules")
         return
     t0 = time.perf_counter()
     triggers = find_triggers(problem)
@@ -200,8 +202,9 @@ class _Comparison:
         search reaches, an All request breaking a constraint): that error is
         Kubernetes' answer, and it depends on the order of the search."""
         out = self.out
-        if out.status is not Status.ERROR:
-            out.notes.append(f"CP-SAT alone: {out.status.value}; {where}")
+        if out.status is not Status.ERROR or out.error != error:
+            alone = out.status.value if out.status is not Status.ERROR else f"error {out.error!r}"
+            out.notes.append(f"CP-SAT alone: {alone}; {where}")
             out.status, out.error, out.allocations = Status.ERROR, error, None
         self.ka.known, self.ka.same = True, True
         self.ka.statement = f"{where}: {error}; first-fit reports that error"

@@ -121,7 +121,8 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
             out.reasons = candidate_report(problem)
     else:
         out.status, out.error = Status.ERROR, f"CP-SAT stopped without an answer ({solver.StatusName(status)})"
-    compare_with_kubernetes(problem, out, compare, compare_time_limit, infeasible=status == cp_model.INFEASIBLE)
+    compare_with_kubernetes(problem, out, compare, compare_time_limit, infeasible=status == cp_model.INFEASIBLE,
+                            undecided=status not in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE))
     return out
 
 
