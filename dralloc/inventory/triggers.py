@@ -107,7 +107,6 @@ def _claim_triggers(problem: Problem, plan: ClaimPlan, opts: list[_Option]) -> I
     multi_ok = problem.features.consumable_capacity and problem.variant is not Variant.STABLE
     views = [_ConstraintView(c, opts, set_mode, multi_ok) for c in plan.constraints
              if c.match_attribute is not None or c.distinct_attribute is not None]
-    multi_ok = problem.features.consumable_capacity and problem.variant is not Variant.STABLE
     for v in views:
         yield from v.own_defects(plan.key)
     for o in opts:
@@ -140,7 +139,7 @@ def _late_refusals(o: _Option, views: list[_ConstraintView], where: str) -> Iter
 def _may_refuse_capacity_late(o: _Option, multi_ok: bool) -> bool:
     """DC-17 can refuse what DC-7 (or the All list) admitted: an All request
     meeting a shared device's tentative use, or a request Go aliases."""
-    has_shared = any(pd.device.allow_multiple_allocations for pd in o.candidates)
+    has_shared = any(pd.device.allow_multiple_allocations for pd in o.checked)
     return multi_ok and has_shared and (o.spec.is_all or _aliases(o.spec))
 
 
