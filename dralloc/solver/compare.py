@@ -123,7 +123,9 @@ def compare_with_kubernetes(problem: Problem, out: Outcome, how: str = "auto",
         out.kubernetes = KubernetesAnswer(
             "proof", True, True, triggers=names, seconds=time.perf_counter() - t0,
             statement="the rules admit no allocation, and every defect that can fire here only makes "
-                      f"Kubernetes refuse more ({_defects(triggers)}): Kubernetes answers no allocation too")
+                      f"Kubernetes refuse more ({_defects(triggers)}): Kubernetes answers no allocation too"
+                      + (" (reported, as first-fit reports it, as an invalid pool error)"
+                         if problem.has_invalid_pool() else ""))
         return
     _Comparison(problem, out, triggers, how, DEFAULT_COMPARE_SECONDS if time_limit is None else time_limit,
                 infeasible, t0).run()
