@@ -69,7 +69,7 @@ class PendingAnalysis:
         if not self.budget.take():
             return None
         out = allocate(self.state.objects, node, claims, allocated=held, features=self.features,
-                       mode="replay", variant=self.variant)
+                       mode="replay", variant=self.variant, admission=False)
         if any(n.startswith("replay stopped") for n in out.notes):
             self.stopped.append(node.name)
         return out
