@@ -195,8 +195,10 @@ class _Comparison:
     def _finish(self, search: ReplaySearch) -> None:
         self.ka.steps = search.steps
         self.ka.seconds = time.perf_counter() - self.t0
-        self.ka.seen = [f"{describe(EVENT_DEFECT.get(e, e))} (first at step {s})"
-                        for e, s in sorted(search.first_seen.items(), key=lambda x: x[1])]
+        first = search.first_seen
+        self.ka.seen = [f"{describe(EVENT_DEFECT.get(e, e))} ("
+                        + (f"first at step {first[e]})" if e in first else "when, not recorded)")
+                        for e in sorted(search.defect_flags(), key=lambda e: (first.get(e, search.steps), e))]
         self.out.kubernetes = self.ka
 
     def _fatal(self, search: ReplaySearch, error: str, where: str) -> None:
@@ -259,7 +261,7 @@ class _Comparison:
             self._finish(search)
             return
         ka.how = "stopped"
-        seen = sorted({EVENT_DEFECT.get(e, e) for e in search.first_seen})
+        seen = sorted({EVENT_DEFECT.get(e, e) for e in search.defect_flags()})
         ka.statement = "; ".join(self._known(search, seen))
         self.out.notes.append(f"Kubernetes' answer not known: {ka.statement}")
         self.out.defects = [f"{describe(d)} [seen firing; the replay stopped before Kubernetes' answer was known]"

@@ -8,7 +8,7 @@ defect events the replay reports."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from dralloc.inventory.attributes import Scalar, as_set, lookup_attribute, scalar, scalar_of_kind
 from dralloc.inventory.pools import PoolDevice
@@ -19,6 +19,7 @@ ValueSet = tuple[str, frozenset[object]]
 
 class Constraint:
     def __init__(self, model: DeviceConstraint, attribute: str, set_mode: bool) -> None:
+        self.on_event: Callable[[str], None] = _ignore  # told when the quirk made a verdict differ from the rule
         self.requests = list(model.requests or [])
         self.attribute = attribute
         self.set_mode = set_mode
@@ -125,6 +126,7 @@ class MatchAttribute(Constraint):
             true = true & h[1]
         if true:
             self.narrowed_stale = True
+            self.on_event("match-attribute-stale-intersection")
 
     def remove(self, base: str, sub: str, pd: PoolDevice) -> None:
         if self.applies(base, sub):
@@ -154,6 +156,7 @@ class DistinctAttribute(Constraint):
             return False
         if len(self.seen) < len(self.held) and self._breaks_rule(attr):
             self.forgot = True
+            self.on_event("distinct-attribute-forgets")
         self.seen[base] = attr
         self._hold(pd, attr)
         return True
@@ -184,11 +187,18 @@ class DistinctAttribute(Constraint):
             self._release(pd)
 
 
-def build_constraints(models: list[DeviceConstraint], set_mode: bool) -> list[Constraint]:
+def _ignore(event: str) -> None:
+    pass
+
+
+def build_constraints(models: list[DeviceConstraint], set_mode: bool,
+                      on_event: Callable[[str], None] | None = None) -> list[Constraint]:
     out: list[Constraint] = []
     for m in models:
         if m.match_attribute is not None:
             out.append(MatchAttribute(m, set_mode))
         elif m.distinct_attribute is not None:
             out.append(DistinctAttribute(m, set_mode))
+    for c in out:
+        c.on_event = on_event or _ignore
     return out

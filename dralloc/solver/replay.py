@@ -86,8 +86,10 @@ class ReplaySearch:
         self.results: list[list[Chosen]] = [[] for _ in problem.plans]
         self.capacity = CapacityBook(problem, share_ids or (lambda: str(uuid.uuid4())))
         self.counters = CounterLedger(problem.state, problem.pools)
+        self.first_seen: dict[str, int] = {}      # event -> step it first fired at
         set_mode = self.variant is Variant.EXPERIMENTAL and self.features.list_type_attributes
-        self.constraints: list[list[Constraint]] = [build_constraints(pl.constraints, set_mode) for pl in problem.plans]
+        self.constraints: list[list[Constraint]] = [build_constraints(pl.constraints, set_mode, self.event)
+                                                    for pl in problem.plans]
         self.selected: dict[tuple[int, int], int] = {}
         self._claims = len(problem.plans)
         self._slots = [pl.slots for pl in problem.plans]
@@ -98,7 +100,6 @@ class ReplaySearch:
         self.committed = [pd.id in problem.state.devices for pd in self.candidates]
         self.holders: list[set[int]] = [set() for _ in self.candidates]
         self._lists: dict[tuple[int, int, int], _Candidates] = {}
-        self.first_seen: dict[str, int] = {}      # event -> step it first fired at
         self.leaked: dict[tuple[str, str], CounterMap] = {}  # pool -> counters leaked by late refusals
 
     @property
