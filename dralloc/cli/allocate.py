@@ -122,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
         print(str(out), file=sys.stderr)
         for n in out.notes:
             print(f"  note: {n}", file=sys.stderr)
+    elif out.kubernetes is not None and (out.kubernetes.same is False or out.kubernetes.how == "stopped"):
+        # first-fit follows the rules; where Kubernetes answers otherwise (or may), say so
+        print(f"dralloc allocate: note: {out.kubernetes}", file=sys.stderr)
     if out.status is Status.ALLOCATED:
         _print(claims, out, args.output)
         return EXIT_OK

@@ -175,3 +175,11 @@ def test_stopped_replay_can_still_prove_first_fit_is_not_kubernetes_answer() -> 
     assert ka is not None and (ka.how, ka.known, ka.same) == ("stopped", False, False)
     assert "still admit an allocation" in ka.statement
     assert "first-fit's allocation no longer fits them, so Kubernetes' answer is not first-fit's" in ka.statement
+
+
+def test_allocate_cli_says_when_kubernetes_answers_otherwise(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["allocate", str(SYNTHETIC / "t11-taint-leak-over-budget.yaml"), "-o", "table"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("dralloc allocate: note: Kubernetes' answer (proof): no allocation")
+    assert main(["allocate", str(SYNTHETIC / "t11-taint-leak-over-budget.yaml"), "--compare", "never"]) == 0
+    assert capsys.readouterr().err == ""
