@@ -78,6 +78,15 @@ def test_generated_questions_aimed_at_the_defects_are_sound(chunk: int) -> None:
     assert hows.get("no trigger", 0) and hows.get("proof", 0) and hows.get("replay", 0), hows
 
 
+@pytest.mark.parametrize("seed", [2337, 18775, 26422])
+def test_generated_questions_that_found_trigger_gaps(seed: int) -> None:
+    # 2337, 26422: a shared device held by two requests of one claim repeats its
+    # own distinctAttribute value; 18775: the capacity check of a device a taint
+    # refuses afterwards grows an aliased request
+    how, problems = check_question(seed)
+    assert not problems and how == "replay", (how, problems)
+
+
 # ---------------------------------------------------------------- hand-made cases
 
 DRIVER = "gpu.example.com"
