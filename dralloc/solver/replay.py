@@ -70,6 +70,12 @@ class _Candidates:
 
 
 class ReplaySearch:
+    """One allocation call's search, as Kubernetes runs it. ``run()`` returns
+    whether it found an allocation (``results``, ``selected``) or raises
+    :class:`AllocationError` (Kubernetes' fatal errors) or
+    :class:`SearchStopped` (``step_limit``, ``time_limit``, or ``checkpoint``
+    returning True at a checkpoint)."""
+
     def __init__(self, problem: Problem, step_limit: int | None = None,
                  share_ids: Callable[[], str] | None = None, time_limit: float | None = None,
                  checkpoint: Callable[[ReplaySearch], bool] | None = None) -> None:
