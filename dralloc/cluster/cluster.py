@@ -73,7 +73,8 @@ class Cluster(ClusterStore):
 
     def allocate(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None,
                  mode: str | None = None, objective: str | None = None, time_limit: float | None = None,
-                 share_ids: Callable[[], str] | None = None, verify: bool = True) -> Outcome:
+                 share_ids: Callable[[], str] | None = None, verify: bool = True, compare: str = "auto",
+                 compare_time_limit: float | None = None) -> Outcome:
         """Allocate ``claims`` (objects or ``namespace/name`` keys), or the
         claims of ``pod``, together on ``node``, as :func:`dralloc.solver.allocate`
         does with this cluster's objects. ``node`` is a Node or the name of
@@ -86,7 +87,8 @@ class Cluster(ClusterStore):
         extra: dict[str, Any] = {"mode": mode} if mode is not None else {}
         return allocate(view.objects, target, todo, allocated=held, features=self.features,
                         variant=self.variant, objective=objective, time_limit=time_limit,
-                        share_ids=share_ids, verify=verify, admission=False, **extra)
+                        share_ids=share_ids, verify=verify, admission=False, compare=compare,
+                        compare_time_limit=compare_time_limit, **extra)
 
     def each_node(self, claims: ClaimsArg = None, *, pod: PodArg = None,
                   nodes: Iterable[Node | str] | None = None, **how: Any) -> Iterator[tuple[Node, Outcome]]:
