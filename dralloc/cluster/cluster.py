@@ -24,7 +24,6 @@ from dralloc.features import Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io.loader import ObjectSet, load
 from dralloc.models import Node, Pod, ResourceClaim, TypedObject
-from dralloc.solver.api import _features as resolve_features
 from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.validation.admission import admit, admit_object
@@ -48,7 +47,7 @@ class Cluster(ClusterStore):
     def __init__(self, objects: ObjectSet | Iterable[TypedObject] = (),
                  features: Features | Iterable[str] | None = None, variant: Variant | str | None = None,
                  admission: bool = True) -> None:
-        feats = resolve_features(features)
+        feats = Features.of(features)
         super().__init__(feats, Variant(variant) if variant is not None else feats.variant(), admission)
         objs = objects if isinstance(objects, ObjectSet) else ObjectSet.of(list(objects))
         if admission:

@@ -69,14 +69,6 @@ def _claims(objs: ObjectSet, claims: Iterable[ResourceClaim | str], admission: b
     return out
 
 
-def _features(features: Features | Iterable[str] | None) -> Features:
-    if features is None:
-        return Features.default()
-    if isinstance(features, Features):
-        return features
-    return Features.from_gates(features)
-
-
 def allocated_claims(objs: ObjectSet, todo: list[ResourceClaim]) -> list[ResourceClaim]:
     """Every claim with an allocation that is not one of ``todo`` (by
     namespace and name: duplicates are refused on admission)."""
@@ -117,7 +109,7 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     if compare not in COMPARE:
         raise InputError(f"unknown compare {compare!r}; choose one of {', '.join(COMPARE)}")
     objs = _objects(objects, admission)
-    feats = _features(features)
+    feats = Features.of(features)
     var = Variant(variant) if variant is not None else feats.variant()
     target = _node(objs, node, admission)
     todo = _claims(objs, claims, admission)
