@@ -56,6 +56,7 @@ def register(sub: Any) -> None:
     p.add_argument("--time-limit", type=common.seconds, metavar="SECONDS",
                    help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout "
                         "(default: none)")
+    common.add_compare_args(p)
     p.add_argument("--all-nodes", action="store_true",
                    help="try every Node in the files (as the scheduler's filter does) and print one row per node")
     common.add_output(p, common.OUTPUTS, None,
@@ -113,10 +114,10 @@ def _print(claims: list[ResourceClaim], out: Outcome, fmt: str) -> None:
         common.emit(render_objects(claim_documents(claims, out), fmt))
 
 
-def print_why(out: Outcome, node: str) -> None:
-    """The short why of a negative answer, on stderr."""
+def print_why(out: Outcome, node: str, reasons: bool = True) -> None:
+    """A negative answer on stderr, with its short why (unless --explain printed it)."""
     print(f"dralloc allocate: cannot allocate {', '.join(out.claims)} on node {node or '<none>'}", file=sys.stderr)
-    for r in out.reasons:
+    for r in out.reasons if reasons else []:
         print(f"  why: {r}", file=sys.stderr)
 
 
@@ -132,17 +133,20 @@ def run(args: argparse.Namespace) -> int:
         return run_all_nodes(args, mode)
     objs, node, claims, features, admitted = resolve(args)
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit, admission=admitted)
+                   time_limit=args.time_limit, admission=admitted, compare=args.compare,
+                   compare_time_limit=args.compare_time_limit)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:
             print(f"  note: {n}", file=sys.stderr)
+    elif out.kubernetes is not None and (out.kubernetes.same is False or out.kubernetes.how == "stopped"):
+        # first-fit follows the rules; where Kubernetes answers otherwise (or may), say so
+        print(f"dralloc allocate: note: {out.kubernetes}", file=sys.stderr)
     if out.status is Status.ALLOCATED:
         _print(claims, out, args.output or "yaml")
         return EXIT_OK
     if out.status is Status.ERROR:
         print(f"dralloc allocate: error: {out.error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if not args.explain:
-        print_why(out, node.name)
+    print_why(out, node.name, reasons=not args.explain)
     return EXIT_UNSATISFIABLE

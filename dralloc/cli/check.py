@@ -3,18 +3,19 @@ one engine and check its answer against what the scenario expects.
 
 What a pass means depends on the mode:
 - replay and first-fit promise Kubernetes' answer: the same devices, results
-  and errors as the scenario's expect (first-fit may differ only where a
-  documented Kubernetes defect makes Kubernetes' answer, and replay
-  reproduces it);
+  and errors as the scenario's expect. A first-fit pass is an equal answer,
+  or a difference through a named Kubernetes defect (the replay gives the
+  expected answer), or a proven one (the solver proved Kubernetes' answer,
+  the expected one);
 - optimal promises a better answer, not Kubernetes' one: its answer passes
   the independent verifier, its objective is at least first-fit's (it is
   never worse), and it is unsatisfiable (or an error) only where the
   scenario expects Kubernetes to be. Devices are not compared with expect.
 
 Scenario files are checked on a local process pool (--jobs); results come in
-file order: -o table prints one line per failure and skip, -o wide every
-scenario, yaml/json every scenario as data; then a summary line
-check: N passed, N failed[, N skipped].
+file order: -o table prints one line per failure, skip and pass that was not
+an equal answer, -o wide every scenario, yaml/json every scenario as data;
+then a summary line check: N passed (how), N failed[, N skipped].
 
 Exit code 0: every scenario passed (or was skipped); 1: some failed; 2: no
 scenario file found."""
@@ -30,6 +31,9 @@ from typing import Any
 from dralloc.cli import common
 from dralloc.solver.modes import MODES
 
+# how a pass was established (the names of dralloc.check, which loads the engines)
+EQUAL, NAMED_DEFECT, PROVEN, PROMISE_KEPT = "equal answer", "named defect", "proven", "optimal's promise kept"
+
 PASS, FAIL, SKIP = "pass", "fail", "skip"
 
 
@@ -40,6 +44,7 @@ def register(sub: Any) -> None:
                    help="engine to check: replay and first-fit against Kubernetes' answer; optimal against "
                         "its promise: verified, never worse than first-fit on its objectives, unsatisfiable "
                         "only where Kubernetes is (devices are not compared)")
+    common.add_compare_args(p)
     p.add_argument("-j", "--jobs", type=common.POSITIVE, default=os.cpu_count() or 1,
                    help="scenario files checked in parallel (default: the number of CPUs, %(default)s here)")
     common.add_output(p, common.OUTPUTS, "table",
@@ -49,7 +54,8 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def check_file(path: str, mode: str) -> list[dict[str, Any]]:
+def check_file(path: str, mode: str, compare: str = "auto",
+               compare_time_limit: float | None = None) -> list[dict[str, Any]]:
     """Every scenario of one file, as data (runs in a worker process)."""
     from dralloc.check import check_scenario
     from dralloc.io.scenario import load_scenarios
@@ -59,7 +65,7 @@ def check_file(path: str, mode: str) -> list[dict[str, Any]]:
     for e in errors:
         out.append({"name": path, "path": path, "result": FAIL, "differences": [str(e)]})
     for sc in scenarios:
-        r = check_scenario(sc, mode)
+        r = check_scenario(sc, mode, compare, compare_time_limit)
         entry: dict[str, Any] = {"name": r.name, "path": r.path}
         if r.skipped:
             entry.update(result=SKIP, reason=r.skipped)
@@ -67,6 +73,8 @@ def check_file(path: str, mode: str) -> list[dict[str, Any]]:
             entry.update(result=PASS, established=r.established)
             if r.defects:
                 entry["defects"] = list(r.defects)
+            if r.established == PROVEN and r.outcome is not None and r.outcome.kubernetes is not None:
+                entry["kubernetes"] = r.outcome.kubernetes.statement
         else:
             entry.update(result=FAIL, differences=list(r.differences))
         out.append(entry)
@@ -76,12 +84,14 @@ def check_file(path: str, mode: str) -> list[dict[str, Any]]:
 def _results(files: list[str], args: argparse.Namespace) -> Iterator[list[dict[str, Any]]]:
     if args.jobs <= 1 or len(files) < 2:
         for f in files:
-            yield check_file(f, args.mode)
+            yield check_file(f, args.mode, args.compare, args.compare_time_limit)
         return
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        yield from pool.map(check_file, files, [args.mode] * len(files), chunksize=4)
+        n = len(files)
+        yield from pool.map(check_file, files, [args.mode] * n, [args.compare] * n,
+                            [args.compare_time_limit] * n, chunksize=4)
 
 
 def line(e: dict[str, Any]) -> str:
@@ -90,23 +100,39 @@ def line(e: dict[str, Any]) -> str:
         return f"SKIP {e['name']}: {e['reason']}"
     if e["result"] == FAIL:
         return f"FAIL {e['name']} ({e['path']}): " + "; ".join(e["differences"])
-    if e.get("defects"):
+    if e.get("established") == NAMED_DEFECT:
         return f"PASS {e['name']} (Kubernetes' answer differs through defect(s): {', '.join(e['defects'])})"
+    if e.get("established") == PROVEN:
+        return f"PASS {e['name']} (Kubernetes' answer differs, proven: {e.get('kubernetes', '')})"
     return f"PASS {e['name']} ({e['established']})"
 
 
-def summary(entries: list[dict[str, Any]]) -> dict[str, int]:
+def _shown(e: dict[str, Any], fmt: str) -> bool:
+    return fmt == "wide" or e["result"] != PASS or e.get("established") in (NAMED_DEFECT, PROVEN)
+
+
+# how a pass was established -> (its key in the summary's data, its words in the summary line)
+HOW = {EQUAL: ("equalAnswer", "equal answer"), NAMED_DEFECT: ("namedDefect", "through a named Kubernetes defect"),
+       PROVEN: ("proven", "proven"), PROMISE_KEPT: ("promiseKept", "optimal's promise kept")}
+
+
+def summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
     count = {k: sum(e["result"] == k for e in entries) for k in (PASS, FAIL, SKIP)}
-    return {"passed": count[PASS], "failed": count[FAIL], "skipped": count[SKIP],
-            "viaDefect": sum(bool(e.get("defects")) for e in entries)}
+    how: dict[str, int] = {}
+    for e in entries:
+        if e["result"] == PASS:
+            key = HOW[e["established"]][0]
+            how[key] = how.get(key, 0) + 1
+    return {"passed": count[PASS], "failed": count[FAIL], "skipped": count[SKIP], "established": how}
 
 
-def summary_line(s: dict[str, int]) -> str:
-    text = f"check: {s['passed']} passed, {s['failed']} failed"
+def summary_line(s: dict[str, Any]) -> str:
+    how = s["established"]
+    parts = [f"{how[key]} {words}" for key, words in HOW.values() if how.get(key)]
+    shown = len(parts) > 1 or "namedDefect" in how or "proven" in how
+    text = f"check: {s['passed']} passed" + (f" ({', '.join(parts)})" if shown else "") + f", {s['failed']} failed"
     if s["skipped"]:
         text += f", {s['skipped']} skipped"
-    if s["viaDefect"]:
-        text += f" ({s['viaDefect']} passed through a documented Kubernetes defect)"
     return text
 
 
@@ -127,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"\r[{i}/{len(files)}] ", end="", file=sys.stderr, flush=True)
         entries.extend(found)
         if fmt in ("table", "wide"):
-            shown = [line(e) for e in found if fmt == "wide" or e["result"] != PASS or e.get("defects")]
+            shown = [line(e) for e in found if _shown(e, fmt)]
             if shown:
                 common.emit("\n".join(shown))
     if show:

@@ -177,6 +177,16 @@ def add_target_args(p: argparse.ArgumentParser) -> None:
                    help=features_help(default_gates_text() + "; a scenario's own list for scenario files"))
 
 
+def add_compare_args(p: argparse.ArgumentParser) -> None:
+    """first-fit against Kubernetes' own answer (``allocate(compare=...)``)."""
+    p.add_argument("--compare", choices=("auto", "always", "never"), default="auto",
+                   help="first-fit: find out Kubernetes' own answer -- auto: replay its search only where a "
+                        "documented defect can fire and no proof settles it; always: replay every time; "
+                        "never: skip")
+    p.add_argument("--compare-time-limit", type=seconds, metavar="SECONDS", default=None,
+                   help="first-fit: time limit of that replay (default: 2)")
+
+
 # --- range-checked numbers ----------------------------------------------------
 
 def integer(minimum: int = 0) -> Callable[[str], int]:

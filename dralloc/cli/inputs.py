@@ -143,3 +143,4 @@ def resolve(args: argparse.Namespace) -> Target:
 def problem_from_args(args: argparse.Namespace) -> Problem:
     objs, node, claims, features, _ = resolve(args)
     return build_problem(objs.slices, objs.classes, node, claims, allocated_claims(objs, claims), features)
+

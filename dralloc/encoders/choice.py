@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dralloc.encoders.model import Encoding, Option
 from dralloc.errors import AllocationError
-from dralloc.inventory.exclusions import static_exclusion
+from dralloc.inventory.candidates import request_candidates
 from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
 
@@ -17,31 +17,11 @@ class NeedsReplay(Exception):
     selector error on some device): only the replay can say what it is."""
 
 
-def static_reason(enc: Encoding, spec: RequestSpec, pd: PoolDevice) -> str | None:
-    """Why ``pd`` can never serve ``spec`` in this call (the kind of the
-    inventory's exclusion; None: it may)."""
+def _candidates(enc: Encoding, spec: RequestSpec) -> tuple[list[PoolDevice], dict[str, int]]:
     try:
-        why = static_exclusion(enc.problem, spec, pd)
+        return request_candidates(enc.problem, spec)
     except AllocationError as e:
         raise NeedsReplay(str(e)) from None
-    return None if why is None else why.kind
-
-
-def _candidates(enc: Encoding, spec: RequestSpec) -> tuple[list[PoolDevice], dict[str, int]]:
-    p = enc.problem
-    excluded: dict[str, int] = {}
-    if spec.is_all:
-        pool_devices = list(spec.all_devices or [])
-    else:
-        pool_devices = [pd for pool in p.pools if pool.usable for pd in pool.devices]
-    out = []
-    for pd in pool_devices:
-        why = static_reason(enc, spec, pd)
-        if why is None:
-            out.append(pd)
-        else:
-            excluded[why] = excluded.get(why, 0) + 1
-    return out, excluded
 
 
 def add_choices(enc: Encoding) -> None:

@@ -36,6 +36,12 @@ CAPACITY = "capacity"
 COUNTERS = "counters exhausted"
 KINDS = (IN_USE, GATE_OFF, CLASS, SELECTOR, NODE, SELECTOR_ERROR, TAINT, CAPACITY, COUNTERS)
 
+# the step of the search that refuses the device (the replay's and the defect
+# triggers' coarser view: a device that is in use or not selected never
+# reaches the capacity check)
+STAGE_IN_USE, STAGE_NOT_SELECTED, STAGE_GATE, STAGE_TAINT, STAGE_CAPACITY = (
+    "in use", "not selected", "consumes counters", "taint", "capacity")
+
 
 @dataclass(frozen=True)
 class Exclusion:
@@ -44,6 +50,7 @@ class Exclusion:
 
     kind: str
     detail: str = ""
+    stage: str = ""                # the search step that refuses it (STAGE_*)
     counter: str = ""              # COUNTERS: driver/pool/counter-set/counter
     need: Fraction | None = None   # COUNTERS: what the device consumes of it
     left: Fraction | None = None   # COUNTERS: what the allocated devices leave
@@ -57,16 +64,16 @@ def static_exclusion(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exc
     Selector errors propagate as :class:`AllocationError`."""
     dev = pd.device
     if not spec.admin and pd.id in problem.state.devices:
-        return Exclusion(IN_USE)
+        return Exclusion(IN_USE, stage=STAGE_IN_USE)
     unselected = problem.selectable.why_not(pd, spec)
     if unselected is not None:
         return _not_selected(problem, spec, unselected)
     if not problem.features.partitionable_devices and dev.consumes_counters:
-        return Exclusion(GATE_OFF, "consumes counters, DRAPartitionableDevices off")
+        return Exclusion(GATE_OFF, "consumes counters, DRAPartitionableDevices off", STAGE_GATE)
     if problem.features.device_taints:
         taint = untolerated_taint(dev.taints, spec.tolerations)
         if taint is not None:
-            return Exclusion(TAINT, f"{taint.key}={taint.value or ''}:{taint.effect}")
+            return Exclusion(TAINT, f"{taint.key}={taint.value or ''}:{taint.effect}", STAGE_TAINT)
     if problem.features.consumable_capacity and problem.variant is not Variant.STABLE:
         return _capacity(problem, spec, pd)
     return None
@@ -74,12 +81,12 @@ def static_exclusion(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exc
 
 def _not_selected(problem: Problem, spec: RequestSpec, why: str) -> Exclusion:
     if why.startswith("has binding conditions"):
-        return Exclusion(GATE_OFF, "binding conditions, DRADeviceBindingConditions off")
+        return Exclusion(GATE_OFF, "binding conditions, DRADeviceBindingConditions off", STAGE_NOT_SELECTED)
     if why.startswith("does not match class"):
-        return Exclusion(CLASS, spec.device_class_name)
+        return Exclusion(CLASS, spec.device_class_name, STAGE_NOT_SELECTED)
     if why.startswith("is not available on node"):
-        return Exclusion(NODE, problem.node.name)
-    return Exclusion(SELECTOR, spec.name)
+        return Exclusion(NODE, problem.node.name, STAGE_NOT_SELECTED)
+    return Exclusion(SELECTOR, spec.name, STAGE_NOT_SELECTED)
 
 
 def _capacity(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exclusion | None:
@@ -88,14 +95,14 @@ def _capacity(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exclusion 
         if request_over_capacity_ok(spec.capacity, pd.device.capacity, committed, None):
             return None
     except UnknownCapacity as e:
-        return Exclusion(CAPACITY, f"the device has no capacity {e}")
+        return Exclusion(CAPACITY, f"the device has no capacity {e}", STAGE_CAPACITY)
     parts = []
     for name, q in sorted((spec.capacity or {}).items()):
         cap = (pd.device.capacity or {}).get(name)
         used = (committed or {}).get(name, Fraction(0))
         total = amount_text(cap.value.value) if cap is not None else "?"
         parts.append(f"asks {name} {q}, the device has {total}" + (f" with {amount_text(used)} in use" if used else ""))
-    return Exclusion(CAPACITY, "; ".join(parts) or "request policy")
+    return Exclusion(CAPACITY, "; ".join(parts) or "request policy", STAGE_CAPACITY)
 
 
 def counters_exhausted(pd: PoolDevice, available: CounterMap) -> Exclusion | None:
@@ -110,7 +117,7 @@ def counters_exhausted(pd: PoolDevice, available: CounterMap) -> Exclusion | Non
                 have = max(left[name], Fraction(0))
                 path = f"{pd.pool.driver}/{pd.pool.name}/{cs}/{name}"
                 return Exclusion(COUNTERS, f"{path}: needs {amount_text(need)}, {amount_text(have)} left",
-                                 path, need, have)
+                                 "", path, need, have)
     return None
 
 

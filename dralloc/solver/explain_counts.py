@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from dralloc.inventory.candidates import searched_devices
 from dralloc.inventory.exclusions import COUNTERS, KINDS, Exclusion, exclusion
 from dralloc.inventory.pools import CounterMap, PoolDevice
 from dralloc.inventory.problem import Problem
@@ -76,12 +77,6 @@ class Tally:
         return out
 
 
-def _searched(problem: Problem, spec: RequestSpec) -> list[PoolDevice]:
-    if spec.is_all:
-        return list(spec.all_devices or [])
-    return [pd for pool in problem.pools if pool.usable for pd in pool.devices]
-
-
 def tallies(problem: Problem) -> list[list[list[Tally]]]:
     """Per claim, per request slot, per alternative: what the inventory left."""
     available: dict[tuple[str, str], CounterMap] = {}
@@ -92,7 +87,7 @@ def tallies(problem: Problem) -> list[list[list[Tally]]]:
             alts = []
             for spec in slot.options:
                 t = Tally(plan, spec)
-                devices = _searched(problem, spec)
+                devices = searched_devices(problem, spec)
                 t.searched = len(devices)
                 for pd in devices:
                     why = exclusion(problem, spec, pd, available)

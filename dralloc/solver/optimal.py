@@ -155,9 +155,9 @@ def _stages(enc: Encoding, objectives: list[Objective], hint: dict[int, int] | N
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             continue
         best = solver
-        rec.update(value=int(solver.ObjectiveValue()), bound=int(solver.BestObjectiveBound()))
+        rec.update(value=round(solver.ObjectiveValue()), bound=round(solver.BestObjectiveBound()))
         if status == cp_model.OPTIMAL:
-            enc.model.Add(expr == int(solver.ObjectiveValue()))
+            enc.model.Add(expr == round(solver.ObjectiveValue()))
         hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
     return best, report
 
