@@ -27,10 +27,12 @@ from dralloc.models import (
     DeviceClass,
     Node,
     Pod,
+    PodGroup,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
     TypedObject,
+    Workload,
 )
 
 # libyaml's safe loader when PyYAML has it (about 10x faster on cluster dumps)
@@ -67,6 +69,8 @@ class ObjectSet:
     templates: list[ResourceClaimTemplate] = field(default_factory=list)
     nodes: list[Node] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)
+    workloads: list[Workload] = field(default_factory=list)
+    pod_groups: list[PodGroup] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     origin: dict[int, str] = field(default_factory=dict)  # id(obj) -> where
@@ -75,6 +79,7 @@ class ObjectSet:
         bucket: list[Any] = {  # type: ignore[assignment]
             ResourceSlice: self.slices, DeviceClass: self.classes, ResourceClaim: self.claims,
             ResourceClaimTemplate: self.templates, Node: self.nodes, Pod: self.pods,
+            Workload: self.workloads, PodGroup: self.pod_groups,
         }[type(obj)]
         bucket.append(obj)
         if where:
@@ -93,6 +98,8 @@ class ObjectSet:
         yield from self.templates
         yield from self.nodes
         yield from self.pods
+        yield from self.workloads
+        yield from self.pod_groups
 
     def where(self, obj: TypedObject) -> str:
         return self.origin.get(id(obj), "")

@@ -10,15 +10,18 @@ from dralloc.errors import InputError
 from dralloc.io import ObjectSet
 from dralloc.models import (
     DeviceClass,
+    PodGroup,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
     TypedObject,
+    Workload,
 )
 from dralloc.validation import formats
 from dralloc.validation.claims import check_claim, check_class, check_template
 from dralloc.validation.finding import ERROR, WARNING, Collector, Finding
 from dralloc.validation.pools import check_pools
+from dralloc.validation.scheduling import check_pod_group, check_workload
 from dralloc.validation.slices import check_slice
 
 __all__ = ["ERROR", "WARNING", "Finding", "finding_from_error", "validate"]
@@ -58,6 +61,10 @@ def validate(objs: ObjectSet) -> list[Finding]:
             check_template(c, obj)
         elif isinstance(obj, DeviceClass):
             check_class(c, obj)
+        elif isinstance(obj, Workload):
+            check_workload(c, obj)
+        elif isinstance(obj, PodGroup):
+            check_pod_group(c, obj)
     check_pools(objs.slices, where)
     for obj in objs.all():
         out.extend(where(obj).findings)
