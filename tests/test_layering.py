@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("planner", "planner.view", "planner.parallel", "planner.generate"),
     ("planner.simulate", "planner.pattern", "planner.answer"),
     ("planner.general",),
-    ("planner.blocks",),
+    ("planner.blocks", "planner.mixed"),
     ("planner.questions", "planner.report"),
     ("planner.api",),
     ("cli",),

@@ -49,6 +49,8 @@ class GeneralResult:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     model: str = "joint"
+    claims: dict[str, list[ResourceClaim]] = field(default_factory=dict)   # node -> claims allocated there
+    detail: dict[str, object] = field(default_factory=dict)                # model-specific figures
 
     @property
     def proven(self) -> bool:

@@ -20,6 +20,7 @@ from dralloc.models import Node, ObjectMeta, ResourceSlice
 from dralloc.planner.answer import Answer
 from dralloc.planner.blocks.fit import block_fit
 from dralloc.planner.general.parts import DEFAULT_TIME_LIMIT, GeneralResult, solve_parts
+from dralloc.planner.mixed.fit import mixed_fit
 from dralloc.planner.simulate.podsim import PodSimulator, PodsSim, simulate_pods
 from dralloc.planner.view.pods import PodsDemand
 
@@ -28,18 +29,25 @@ def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: 
                   time_limit: float | None = None, workers: int = 2, progress: bool = False,
                   model: str = "auto") -> GeneralResult:
     """The optimum: the block-layout model when the demand and cluster have
-    its shape (:mod:`.blocks`, one-device shared claims), else the joint
-    model part by part. ``model``: "auto", "blocks" or "joint"."""
-    why = "joint model asked for"
-    if model != "joint":
-        got = block_fit(objs, demand, features, sim, greedy,
-                        time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers)
+    its shape (:mod:`.blocks`, one-device shared claims), else the
+    configuration model when every device is node-local (:mod:`.mixed`),
+    else the joint model part by part. ``model``: "auto", "blocks", "mixed"
+    or "joint"."""
+    limit = time_limit if time_limit is not None else DEFAULT_TIME_LIMIT
+    why: list[str] = []
+    for name in ("blocks", "mixed"):
+        if model not in ("auto", name):
+            continue
+        got = block_fit(objs, demand, features, sim, greedy, limit, workers) if name == "blocks" else \
+            mixed_fit(objs, demand, features, sim, greedy, limit, workers, progress)
         if isinstance(got, GeneralResult):
             return got
-        why = got
-    if model == "blocks":
-        raise InputError(f"the block model does not apply: {why}")
-    return solve_parts(objs, demand, features, sim, greedy, time_limit, workers, progress)
+        why.append(got)
+    if model in ("blocks", "mixed"):
+        raise InputError(f"the {'block' if model == 'blocks' else model} model does not apply: {why[-1]}")
+    out = solve_parts(objs, demand, features, sim, greedy, time_limit, workers, progress)
+    out.notes.extend(f"not the {m} model: {w}" for m, w in zip(("block", "configuration"), why, strict=False))
+    return out
 
 
 def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,

@@ -23,7 +23,14 @@ from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.inventory.nodesel import NodeSelectorError, selector_matches
 from dralloc.io import ObjectSet
-from dralloc.models import AllocationResult, Node, ResourceClaim, ResourceClaimStatus
+from dralloc.models import (
+    AllocationResult,
+    DeviceRequestAllocationResult,
+    Node,
+    ResourceClaim,
+    ResourceClaimStatus,
+)
+from dralloc.planner.simulate.nodememo import NodeMemo
 from dralloc.planner.simulate.nodescore import NodeScores, check_policy
 from dralloc.planner.view.cluster import _node_slices
 from dralloc.planner.view.pods import PodDemand, PodsDemand
@@ -47,6 +54,7 @@ class PodsSim:
     unplaced: dict[str, int] = field(default_factory=dict)
     allocated: list[ResourceClaim] = field(default_factory=list)   # the state after the run
     calls: int = 0
+    gangs: dict[str, bool] = field(default_factory=dict)           # gang -> placed (at least its minimum)
 
     def weighted(self, demand: PodsDemand) -> int:
         w = demand.weights()
@@ -97,23 +105,55 @@ class PodSimulator:
         self.nodes = sorted(nodes, key=lambda n: n.name.encode())
         self.shared = dict(demand.shared)
         self.allocated = [c for c in objs.claims if c.status and c.status.allocation]
+        self.by_pool: dict[tuple[str, str], list[ResourceClaim]] = {}
+        for c in self.allocated:
+            self._index(c)
         self.failed: set[tuple[str, tuple[str, ...], str]] = set()
         self.cache = cache
-        self.failed_shapes: set[tuple[tuple[str, ...], str]] = set()   # (claim specs, node) that failed
-        self._shapes: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        self.failed_shapes: set[tuple[int, str]] = set()   # (claim specs, node) that failed
+        self._shapes: dict[tuple[str, tuple[str, ...]], int] = {}
+        self._shape_ids: dict[tuple[str, ...], int] = {}
         self.calls = 0
         self.scores = NodeScores(self.per_node.get, features)
+        self.journal: list[tuple[str, object]] | None = None   # undo log while a gang is tried
+        taken = {(r.driver, r.pool, r.device) for c in self.allocated for r in _results(c)}
+        probes = [c for p in demand.pods for _, c in p.templates] + list(demand.shared.values())
+        self.memo = NodeMemo(lambda n: self.per_node.get(n).slices, objs.classes, probes, taken,
+                             enabled=cache and mode == "replay" and not self.per_node.slices[""])
 
-    def shape(self, pod: PodDemand, todo: list[ResourceClaim], claims: list[ResourceClaim]) -> tuple[str, ...]:
-        """The claim specs a try allocates (names do not matter to the allocator)."""
+    def _index(self, claim: ResourceClaim) -> None:
+        for pool in {(r.driver, r.pool) for r in _results(claim)}:
+            self.by_pool.setdefault(pool, []).append(claim)
+
+    def held(self, node: Node) -> list[ResourceClaim]:
+        """Allocated claims holding devices of pools the node sees (all the
+        allocator looks at there)."""
+        seen: dict[int, ResourceClaim] = {}
+        for s in self.per_node.get(node).slices:
+            for c in self.by_pool.get((s.spec.driver, s.spec.pool.name), ()):
+                seen.setdefault(id(c), c)
+        return list(seen.values())
+
+    def shape(self, pod: PodDemand, todo: list[ResourceClaim], claims: list[ResourceClaim]) -> int:
+        """The claim specs a try allocates (names do not matter to the allocator), as a number."""
         key = (pod.name, tuple(c.key for c in todo))
         if key not in self._shapes:
-            self._shapes[key] = tuple(json.dumps(c.spec.model_dump(by_alias=True, exclude_none=True), sort_keys=True)
-                                      for c in claims)
+            specs = tuple(json.dumps(c.spec.model_dump(by_alias=True, exclude_none=True), sort_keys=True)
+                          for c in claims)
+            self._shapes[key] = self._shape_ids.setdefault(specs, len(self._shape_ids))
         return self._shapes[key]
 
     def pending_shared(self, pod: PodDemand) -> list[ResourceClaim]:
         return [self.shared[k] for k in pod.shared if not allocated(self.shared[k])]
+
+    def _fail(self, key: tuple[str, tuple[str, ...], str], shape: tuple[int, str] | None) -> None:
+        self.failed.add(key)
+        if self.journal is not None:
+            self.journal.append(("failed", key))
+        if shape is not None:
+            self.failed_shapes.add(shape)
+            if self.journal is not None:
+                self.journal.append(("shape", shape))
 
     def try_node(self, pod: PodDemand, replica: int, node: Node) -> list[ResourceClaim] | None:
         todo = self.pending_shared(pod)
@@ -121,24 +161,27 @@ class PodSimulator:
         if key in self.failed:
             return None
         if not all(visible_on(self.shared[k], node) for k in pod.shared if k not in {c.key for c in todo}):
-            self.failed.add(key)
+            self._fail(key, None)
             return None
         claims = todo + pod.instances(replica)
         if not claims:
             return []
-        shape = (self.shape(pod, todo, claims), node.name) if self.cache else None
+        sid = self.shape(pod, todo, claims)
+        shape = (sid, node.name) if self.cache else None
         if shape in self.failed_shapes:
-            self.failed.add(key)
+            self._fail(key, None)
             return None
-        self.calls += 1
-        res = allocate(self.per_node.get(node), node, claims, allocated=self.allocated, features=self.features,
-                       mode=self.mode)
-        if not res.ok or res.allocations is None:
-            self.failed.add(key)
-            if shape is not None:
-                self.failed_shapes.add(shape)
+        known, allocs = self.memo.lookup(node, sid)
+        if not known:
+            self.calls += 1
+            res = allocate(self.per_node.get(node), node, claims, allocated=self.held(node), features=self.features,
+                           mode=self.mode)
+            allocs = res.allocations if res.ok else None
+            self.memo.store(node, sid, allocs)
+        if allocs is None:
+            self._fail(key, shape)
             return None
-        return [done(c, a) for c, a in zip(claims, res.allocations, strict=True)]
+        return [done(c, a) for c, a in zip(claims, allocs, strict=True)]
 
     def place(self, pod: PodDemand, replica: int) -> PodPlacement | None:
         """The pod on the policy's best feasible node: nodes are tried best
@@ -148,32 +191,102 @@ class PodSimulator:
             got = self.try_node(pod, replica, node)
             if got is None:
                 continue
-            self.allocated.extend(got)
-            for c in got:
-                if c.key in self.shared:
-                    self.shared[c.key] = c
-            if self.policy != "first":
-                self.scores.committed(got, self.nodes)
+            self.commit(node, got)
             return PodPlacement(pod.name, replica, node.name, got)
         return None
 
+    def commit(self, node: Node, got: list[ResourceClaim]) -> None:
+        self.allocated.extend(got)
+        for c in got:
+            self._index(c)
+            if c.key in self.shared:
+                if self.journal is not None:
+                    self.journal.append(("shared", self.shared[c.key]))
+                self.shared[c.key] = c
+        self.memo.commit(node, [c.status.allocation for c in got if c.status and c.status.allocation])
+        if self.policy != "first":
+            self.scores.committed(got, self.nodes)
+
     def run(self, progress: Progress | None = None) -> PodsSim:
         out = PodsSim()
-        total, done_pods = self.demand.total(), 0
+        count = _Count(self.demand.total(), progress)
+        done_gangs: set[str] = set()
         for pod in self.demand.queue():
-            out.served[pod.name] = 0
-            for r in range(pod.replicas):
-                got = self.place(pod, r)
-                done_pods += 1 if got is not None else pod.replicas - r
-                if progress:
-                    progress(done_pods, total)
-                if got is None:
-                    out.unplaced[pod.name] = pod.replicas - r
-                    break
-                out.placed.append(got)
-                out.served[pod.name] += 1
+            if pod.gang is not None:
+                if pod.gang not in done_gangs:
+                    done_gangs.add(pod.gang)
+                    self.run_gang(pod.gang, out, count)
+                continue
+            self.run_pod(pod, out, count)
         out.allocated, out.calls = self.allocated, self.calls
         return out
+
+    def run_pod(self, pod: PodDemand, out: PodsSim, count: _Count) -> int:
+        """Place the replicas of ``pod`` in order until one fails (the rest
+        fail too: same claims, allocations only grow); pods placed."""
+        out.served[pod.name] = 0
+        for r in range(pod.replicas):
+            got = self.place(pod, r)
+            count.tick(1 if got is not None else pod.replicas - r)
+            if got is None:
+                out.unplaced[pod.name] = pod.replicas - r
+                break
+            out.placed.append(got)
+            out.served[pod.name] += 1
+        return out.served[pod.name]
+
+    def run_gang(self, key: str, out: PodsSim, count: _Count) -> None:
+        """Kubernetes' gang cycle: the group's pods one by one (priority,
+        then input order), each on the policy's node with the allocator's
+        first answer, none revisited; at least the minimum placed or the
+        whole group undone."""
+        gang = self.demand.gangs[key]
+        members = sorted((p for p in self.demand.pods if p.gang == key), key=lambda p: (-p.priority, p.order))
+        mark, saved = (len(out.placed), len(self.allocated)), self.memo.snapshot()
+        self.journal = []
+        placed = sum(self.run_pod(p, out, count) for p in members)
+        journal, self.journal = self.journal, None
+        out.gangs[key] = placed >= gang.needed
+        if out.gangs[key]:
+            return
+        undone = self.allocated[mark[1]:]
+        del out.placed[mark[0]:], self.allocated[mark[1]:]
+        self.by_pool = {}
+        for c in self.allocated:
+            self._index(c)
+        self.memo.restore(saved)
+        self._undo(journal)
+        if self.policy != "first":
+            self.scores.committed(undone, self.nodes)
+        for p in members:
+            out.served[p.name] = 0
+            out.unplaced[p.name] = p.replicas
+
+    def _undo(self, journal: list[tuple[str, object]]) -> None:
+        for what, item in reversed(journal):
+            if what == "failed":
+                self.failed.discard(item)  # type: ignore[arg-type]
+            elif what == "shape":
+                self.failed_shapes.discard(item)  # type: ignore[arg-type]
+            else:
+                claim = item
+                assert isinstance(claim, ResourceClaim)
+                self.shared[claim.key] = claim
+
+
+class _Count:
+    def __init__(self, total: int, progress: Progress | None) -> None:
+        self.total, self.done, self.progress = total, 0, progress
+
+    def tick(self, n: int) -> None:
+        self.done += n
+        if self.progress:
+            self.progress(self.done, self.total)
+
+
+def _results(claim: ResourceClaim) -> list[DeviceRequestAllocationResult]:
+    alloc = claim.status.allocation if claim.status else None
+    return list(alloc.devices.results or []) if alloc and alloc.devices else []
 
 
 def allocated(claim: ResourceClaim) -> bool:
