@@ -17,8 +17,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ortools.sat.python import cp_model
+
 from dralloc.checker.rules import verify_allocation
+from dralloc.encoders.choice import NeedsReplay
+from dralloc.encoders.model import encode
+from dralloc.errors import AllocationError
 from dralloc.features import Features
+from dralloc.inventory.problem import Problem, build_problem
 from dralloc.models import AllocationResult, Node, ResourceClaim
 from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.master import Solution
@@ -27,9 +33,13 @@ from dralloc.planner.mixed.pricing import Config
 from dralloc.planner.simulate.nodememo import rename
 from dralloc.planner.simulate.podsim import PodSimulator, done, visible_on
 from dralloc.planner.view.pods import PodDemand, PodsDemand
-from dralloc.solver import allocate
+from dralloc.solver.cpsat import decode, fill
+from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.replay import ReplaySearch, StepLimitReached
+from dralloc.solver.results import build_allocation
 
-REPLAY_SECONDS = 2.0        # per node content, before CP-SAT takes over
+REPLAY_STEPS = 1_000      # Kubernetes' search per node content, before CP-SAT takes over
+CPSAT_SECONDS = 30.0
 
 Replica = tuple[PodDemand, int]
 
@@ -144,6 +154,7 @@ class Allocator:
         self.sim, self.features, self.items = sim, features, items
         self.known: dict[object, tuple[str, list[tuple[str, str]], list[AllocationResult]] | None] = {}
         self.calls = 0
+        self.shares = 0
 
     def allocate(self, np_: NodePlan, claims: list[ResourceClaim]) -> list[AllocationResult] | str:
         key = np_.content(self.items)
@@ -156,14 +167,44 @@ class Allocator:
 
     def _ask(self, node: Node, claims: list[ResourceClaim], t: NodeType) -> \
             tuple[str, list[tuple[str, str]], list[AllocationResult]] | None:
+        """Kubernetes' search under a step budget, else the allocator's
+        CP-SAT encoding (Kubernetes' search can take exponentially many
+        steps to pack a node the configuration model proved packable)."""
+        self.calls += 1
         objs, held = self.sim.per_node.get(node), self.sim.held(node)
-        for mode, limit in (("replay", REPLAY_SECONDS), ("optimal", 30.0)):
-            self.calls += 1
-            res = allocate(objs, node, claims, allocated=held, features=self.features, mode=mode,
-                           time_limit=limit, verify=False)
-            if res.ok and res.allocations is not None:
-                return node.name, t.pools[node.name], res.allocations
-        return None
+        try:
+            problem = build_problem(objs.slices, objs.classes, node, claims, held, self.features)
+        except AllocationError:
+            return None
+        search = ReplaySearch(problem, step_limit=REPLAY_STEPS, share_ids=self._ids)
+        try:
+            if search.run():
+                return node.name, t.pools[node.name], [
+                    build_allocation(plan, search.results[plan.index], search.selected, node, self.features,
+                                     problem.variant) for plan in problem.plans]
+            return None
+        except (StepLimitReached, AllocationError):
+            pass
+        return self._cpsat(problem, node, t)
+
+    def _cpsat(self, problem: Problem, node: Node, t: NodeType) -> \
+            tuple[str, list[tuple[str, str]], list[AllocationResult]] | None:
+        try:
+            enc = encode(problem)
+        except (NeedsReplay, AllocationError):
+            return None
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.max_time_in_seconds = CPSAT_SECONDS
+        if solver.solve(enc.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return None
+        out = Outcome(Status.ERROR, "optimal", node.name, [])
+        fill(out, enc, *decode(enc, solver, self._ids))
+        return (node.name, t.pools[node.name], list(out.allocations)) if out.allocations is not None else None
+
+    def _ids(self) -> str:
+        self.shares += 1
+        return f"planner-share-{self.shares}"
 
 
 def materialise(plans: list[NodePlan], sim: PodSimulator, features: Features, items: Items) -> Decoded:

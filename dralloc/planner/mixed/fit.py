@@ -45,8 +45,7 @@ class MixedFit:
                  items: Items, workers: int, progress: bool) -> None:
         self.objs, self.demand, self.features, self.sim, self.items = objs, demand, features, sim, items
         self.workers, self.progress = workers, progress
-        self.types = node_types(sim.nodes, lambda n: sim.per_node.get(n).slices, objs.classes, sim.allocated,
-                                items, demand.shared)
+        self.types = node_types(sim.nodes, sim.per_node, items, demand.shared)
 
     def slices(self, name: str) -> list[ResourceSlice]:
         return self.sim.per_node.get(next(n for t in self.types for n in t.nodes if n.name == name)).slices

@@ -10,13 +10,12 @@ name; the model's size depends on the number of types, not of nodes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dralloc.models import Node, ResourceClaim, ResourceSlice
+from dralloc.models import Node, ResourceClaim
 from dralloc.planner.mixed.items import Items
-from dralloc.planner.simulate.podsim import visible_on
-from dralloc.planner.view.fingerprint import node_fingerprint, pool_names, read_attributes
+from dralloc.planner.simulate.podsim import NodeObjects, visible_on
 
 
 @dataclass
@@ -35,21 +34,16 @@ class NodeType:
         return len(self.nodes)
 
 
-def node_types(nodes: Sequence[Node], slices_of: Callable[[Node], list[ResourceSlice]], classes: Sequence[object],
-               allocated: Sequence[ResourceClaim], items: Items,
+def node_types(nodes: Sequence[Node], per_node: NodeObjects, items: Items,
                shared: dict[str, ResourceClaim]) -> list[NodeType]:
-    """The types of ``nodes`` (first node by name first)."""
-    probes = [c for s in items.shapes for c in s.claims] + [c for b in items.bundles for c in b.claims]
-    read = read_attributes(classes, probes)  # type: ignore[arg-type]
-    taken = {(r.driver, r.pool, r.device) for c in allocated if c.status and c.status.allocation
-             and c.status.allocation.devices for r in c.status.allocation.devices.results or []}
+    """The types of ``nodes`` (first node by name first); ``per_node``
+    fingerprints nodes for the demand's claims."""
     needs = sorted({k for s in items.shapes for k in s.needs})
     index: dict[object, NodeType] = {}
     for node in sorted(nodes, key=lambda n: n.name.encode()):
-        slices = slices_of(node)
         visible = frozenset(k for k in needs if visible_on(shared[k], node))
-        key = (node_fingerprint(node, slices, taken, read), visible)
+        key = (per_node.fingerprint(node), visible)
         t = index.setdefault(key, NodeType(len(index), visible=visible))
         t.nodes.append(node)
-        t.pools[node.name] = pool_names(slices)
+        t.pools[node.name] = per_node.pools(node)
     return list(index.values())

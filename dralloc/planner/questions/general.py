@@ -21,7 +21,13 @@ from dralloc.planner.answer import Answer
 from dralloc.planner.blocks.fit import block_fit
 from dralloc.planner.general.parts import DEFAULT_TIME_LIMIT, GeneralResult, solve_parts
 from dralloc.planner.mixed.fit import mixed_fit
-from dralloc.planner.simulate.podsim import PodSimulator, PodsSim, simulate_pods
+from dralloc.planner.simulate.podsim import (
+    NodeObjects,
+    PodSimulator,
+    PodsSim,
+    probes,
+    simulate_pods,
+)
 from dralloc.planner.view.pods import PodsDemand
 
 
@@ -58,8 +64,9 @@ def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: 
     ``demand`` on ``nodes``."""
     nodes = list(nodes if nodes is not None else objs.nodes)
     tick = _ticker("pods simulated") if progress else None
-    greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy)
-    sim = PodSimulator(objs, demand, features, nodes, mode)
+    per_node = NodeObjects(objs, probes(demand))
+    greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy, per_node=per_node)
+    sim = PodSimulator(objs, demand, features, nodes, mode, per_node=per_node)
     return greedy, solve_general(objs, demand, features, sim, greedy, time_limit, workers, progress, model)
 
 

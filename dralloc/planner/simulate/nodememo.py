@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 
-from dralloc.models import AllocationResult, Node, NodeSelector, ResourceClaim, ResourceSlice
-from dralloc.planner.view.fingerprint import node_fingerprint, pool_names, read_attributes
+from dralloc.models import AllocationResult, Node, NodeSelector
 
 Answer = tuple[str, list[tuple[str, str]], list[AllocationResult]]   # (node, its pools, allocations)
 State = frozenset[tuple[int, str, str]]                                # (pool position, driver, device)
@@ -55,11 +54,9 @@ def rename(allocs: Sequence[AllocationResult], src: Answer, node: str, pools: li
 class NodeMemo:
     """Answers per (base type, state, claim shape)."""
 
-    def __init__(self, slices_of: Callable[[Node], list[ResourceSlice]], classes: Sequence[object],
-                 probes: Sequence[ResourceClaim], taken: set[tuple[str, str, str]], enabled: bool = True) -> None:
-        self.slices_of = slices_of
-        self.read = read_attributes(classes, probes)  # type: ignore[arg-type]
-        self.taken = taken
+    def __init__(self, fingerprint: Callable[[Node], Hashable], pools: Callable[[Node], list[tuple[str, str]]],
+                 enabled: bool = True) -> None:
+        self.fingerprint, self.pools_of = fingerprint, pools
         self.enabled = enabled
         self.base: dict[str, int] = {}
         self.pools: dict[str, list[tuple[str, str]]] = {}
@@ -73,10 +70,9 @@ class NodeMemo:
             return None
         name = node.name
         if name not in self.base:
-            slices = self.slices_of(node)
-            fp = node_fingerprint(node, slices, self.taken, self.read)
+            fp = self.fingerprint(node)
             self.base[name] = self._types.setdefault(fp, len(self._types))
-            self.pools[name] = pool_names(slices)
+            self.pools[name] = self.pools_of(node)
             self.state[name] = frozenset()
         state = self.state[name]
         return None if state is None else (self.base[name], state, shape)
@@ -117,4 +113,5 @@ class NodeMemo:
         return dict(self.state)
 
     def restore(self, saved: dict[str, State | None]) -> None:
-        self.state = saved
+        """Back to a snapshot (nodes first met since then start empty again)."""
+        self.state = {name: saved.get(name, frozenset()) for name in self.state}

@@ -16,8 +16,9 @@ preemption."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from dralloc.errors import InputError
 from dralloc.features import Features
@@ -33,6 +34,7 @@ from dralloc.models import (
 from dralloc.planner.simulate.nodememo import NodeMemo
 from dralloc.planner.simulate.nodescore import NodeScores, check_policy
 from dralloc.planner.view.cluster import _node_slices
+from dralloc.planner.view.fingerprint import node_fingerprint, pool_names, read_attributes
 from dralloc.planner.view.pods import PodDemand, PodsDemand
 from dralloc.solver import allocate
 
@@ -74,12 +76,31 @@ def visible_on(claim: ResourceClaim, node: Node) -> bool:
 
 class NodeObjects:
     """Per node, only the slices of pools that concern it (the allocator
-    would gather the same pools; this keeps each call small)."""
+    would gather the same pools; this keeps each call small), and the node's
+    fingerprint for the claims ``probes`` (computed once per node)."""
 
-    def __init__(self, objs: ObjectSet) -> None:
+    def __init__(self, objs: ObjectSet, probes: Sequence[ResourceClaim] = ()) -> None:
         self.objs = objs
         self.slices = _node_slices(objs)
         self._cache: dict[str, ObjectSet] = {}
+        self.probes = list(probes)
+        self._prints: dict[str, Hashable] = {}
+        self._read: set[str] | None = None
+        self._taken: set[tuple[str, str, str]] | None = None
+
+    def fingerprint(self, node: Node) -> Hashable:
+        """Identical for nodes the allocator cannot tell apart for the probes
+        (:func:`node_fingerprint`, input allocations included)."""
+        if node.name not in self._prints:
+            if self._taken is None:
+                self._read = read_attributes(self.objs.classes, self.probes)
+                self._taken = {(r.driver, r.pool, r.device) for c in self.objs.claims for r in _results(c)}
+            self._prints[node.name] = node_fingerprint(node, self.get(node).slices, self._taken, self._read)
+        return self._prints[node.name]
+
+    def pools(self, node: Node) -> list[tuple[str, str]]:
+        """The node's pools in search order."""
+        return pool_names(self.get(node).slices)
 
     def get(self, node: Node) -> ObjectSet:
         if node.name not in self._cache:
@@ -95,13 +116,14 @@ class NodeObjects:
 
 class PodSimulator:
     def __init__(self, objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node],
-                 mode: str = "replay", cache: bool = True, policy: str = "first") -> None:
+                 mode: str = "replay", cache: bool = True, policy: str = "first",
+                 per_node: NodeObjects | None = None) -> None:
         check_policy(policy)
         self.policy = policy
         self.demand = demand
         self.features = features
         self.mode = mode
-        self.per_node = NodeObjects(objs)
+        self.per_node = per_node if per_node is not None else NodeObjects(objs, probes(demand))
         self.nodes = sorted(nodes, key=lambda n: n.name.encode())
         self.shared = dict(demand.shared)
         self.allocated = [c for c in objs.claims if c.status and c.status.allocation]
@@ -115,15 +137,16 @@ class PodSimulator:
         self._shape_ids: dict[tuple[str, ...], int] = {}
         self.calls = 0
         self.scores = NodeScores(self.per_node.get, features)
-        self.journal: list[tuple[str, object]] | None = None   # undo log while a gang is tried
-        taken = {(r.driver, r.pool, r.device) for c in self.allocated for r in _results(c)}
-        probes = [c for p in demand.pods for _, c in p.templates] + list(demand.shared.values())
-        self.memo = NodeMemo(lambda n: self.per_node.get(n).slices, objs.classes, probes, taken,
+        self.journal: list[tuple[str, Any]] | None = None   # undo log while a gang is tried
+        self.cursor: dict[tuple[str, tuple[str, ...]], int] = {}   # first node not failed yet (policy first)
+        self.memo = NodeMemo(self.per_node.fingerprint, self.per_node.pools,
                              enabled=cache and mode == "replay" and not self.per_node.slices[""])
 
-    def _index(self, claim: ResourceClaim) -> None:
-        for pool in {(r.driver, r.pool) for r in _results(claim)}:
+    def _index(self, claim: ResourceClaim) -> list[tuple[str, str]]:
+        pools = sorted({(r.driver, r.pool) for r in _results(claim)})
+        for pool in pools:
             self.by_pool.setdefault(pool, []).append(claim)
+        return pools
 
     def held(self, node: Node) -> list[ResourceClaim]:
         """Allocated claims holding devices of pools the node sees (all the
@@ -186,19 +209,41 @@ class PodSimulator:
     def place(self, pod: PodDemand, replica: int) -> PodPlacement | None:
         """The pod on the policy's best feasible node: nodes are tried best
         score first (a total order, ties by name), so the first success is
-        the best feasible node."""
-        for node in self.scores.order(self.nodes, self.policy, self.allocated):
-            got = self.try_node(pod, replica, node)
-            if got is None:
-                continue
-            self.commit(node, got)
-            return PodPlacement(pod.name, replica, node.name, got)
+        the best feasible node. With the ``first`` policy the nodes before
+        the first one this pod has not failed on are skipped (failures
+        last: allocations only grow)."""
+        if self.policy != "first":
+            order = self.scores.order(self.nodes, self.policy, self.allocated)
+            return next((p for n in order if (p := self._try(pod, replica, n)) is not None), None)
+        key = (pod.name, tuple(c.key for c in self.pending_shared(pod)))
+        at = self.cursor.get(key, 0)
+        for i in range(at, len(self.nodes)):
+            got = self._try(pod, replica, self.nodes[i])
+            if got is not None:
+                self._move(key, at, i)
+                return got
+        self._move(key, at, len(self.nodes))
         return None
+
+    def _move(self, key: tuple[str, tuple[str, ...]], old: int, new: int) -> None:
+        if new != old:
+            self.cursor[key] = new
+            if self.journal is not None:
+                self.journal.append(("cursor", (key, old)))
+
+    def _try(self, pod: PodDemand, replica: int, node: Node) -> PodPlacement | None:
+        got = self.try_node(pod, replica, node)
+        if got is None:
+            return None
+        self.commit(node, got)
+        return PodPlacement(pod.name, replica, node.name, got)
 
     def commit(self, node: Node, got: list[ResourceClaim]) -> None:
         self.allocated.extend(got)
         for c in got:
-            self._index(c)
+            for pool in self._index(c):
+                if self.journal is not None:
+                    self.journal.append(("index", pool))
             if c.key in self.shared:
                 if self.journal is not None:
                     self.journal.append(("shared", self.shared[c.key]))
@@ -251,9 +296,6 @@ class PodSimulator:
             return
         undone = self.allocated[mark[1]:]
         del out.placed[mark[0]:], self.allocated[mark[1]:]
-        self.by_pool = {}
-        for c in self.allocated:
-            self._index(c)
         self.memo.restore(saved)
         self._undo(journal)
         if self.policy != "first":
@@ -262,16 +304,18 @@ class PodSimulator:
             out.served[p.name] = 0
             out.unplaced[p.name] = p.replicas
 
-    def _undo(self, journal: list[tuple[str, object]]) -> None:
+    def _undo(self, journal: list[tuple[str, Any]]) -> None:
         for what, item in reversed(journal):
             if what == "failed":
-                self.failed.discard(item)  # type: ignore[arg-type]
+                self.failed.discard(item)
             elif what == "shape":
-                self.failed_shapes.discard(item)  # type: ignore[arg-type]
+                self.failed_shapes.discard(item)
+            elif what == "cursor":
+                self.cursor[item[0]] = item[1]
+            elif what == "index":
+                self.by_pool[item].pop()
             else:
-                claim = item
-                assert isinstance(claim, ResourceClaim)
-                self.shared[claim.key] = claim
+                self.shared[item.key] = item
 
 
 class _Count:
@@ -289,6 +333,11 @@ def _results(claim: ResourceClaim) -> list[DeviceRequestAllocationResult]:
     return list(alloc.devices.results or []) if alloc and alloc.devices else []
 
 
+def probes(demand: PodsDemand) -> list[ResourceClaim]:
+    """Every claim the demand allocates (what fingerprints must tell apart)."""
+    return [c for p in demand.pods for _, c in p.templates] + list(demand.shared.values())
+
+
 def allocated(claim: ResourceClaim) -> bool:
     return claim.status is not None and claim.status.allocation is not None
 
@@ -299,9 +348,9 @@ def done(claim: ResourceClaim, alloc: AllocationResult) -> ResourceClaim:
 
 def simulate_pods(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
                   mode: str = "replay", progress: Progress | None = None, cache: bool = True,
-                  policy: str = "first") -> PodsSim:
+                  policy: str = "first", per_node: NodeObjects | None = None) -> PodsSim:
     """The scheduler's pod-by-pod answer for ``demand`` (see the module doc);
     ``cache=False`` calls the allocator for every pod and node; ``policy``:
     first, most or least."""
     nodes = list(nodes if nodes is not None else objs.nodes)
-    return PodSimulator(objs, demand, features, nodes, mode, cache, policy).run(progress)
+    return PodSimulator(objs, demand, features, nodes, mode, cache, policy, per_node).run(progress)
