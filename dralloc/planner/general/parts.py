@@ -86,6 +86,8 @@ def split(demand: PodsDemand, cands: dict[str, list[str]], sim: PodSimulator) ->
         g.add_node(("p", pod.name))
         g.add_edges_from((("p", pod.name), ("n", n)) for n in cands[pod.name])
         g.add_edges_from((("p", pod.name), ("s", k)) for k in pod.shared)
+        if pod.gang is not None:
+            g.add_edge(("p", pod.name), ("g", pod.gang))
     by_name = {n.name: n for n in sim.nodes}
     used = {n for ns in cands.values() for n in ns}
     for name in sorted(used):
@@ -145,7 +147,8 @@ def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: Po
         if progress:
             print(f"\r  part {i + 1}/{len(parts)}: {len(part.replicas)} pods, {len(part.nodes)} nodes",
                   end="" if i + 1 < len(parts) else "\n", file=sys.stderr)
-        model = JointModel(part, sim.per_node.slices, list(objs.classes), sim.allocated, features)
+        model = JointModel(part, sim.per_node.slices, list(objs.classes), sim.allocated, features,
+                           {g: gang.needed for g, gang in demand.gangs.items()})
         model.build()
         out.notes.extend(model.skipped)
         gval, gplaced = _greedy_in(part, first)

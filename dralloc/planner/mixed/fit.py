@@ -59,7 +59,7 @@ class MixedFit:
         if sum(t.count for t in self.types) <= COMPACT_NODES:
             types, sol = solve_compact(self.items, self.types, self.slices, self.objs.classes, self.sim.allocated,
                                        self.features, time_limit, self.workers, seed)
-            out.detail.update(model="compact", nodeModels=len(types))
+            out.detail.update(method="compact", nodeModels=len(types))
             out.bound = sol.bound if sol.status in ("OPTIMAL", "FEASIBLE") else seed.value
             return types, sol
         pricers = self.pricers()
@@ -72,7 +72,7 @@ class MixedFit:
         out.bound = bound
         if sol.status in ("OPTIMAL", "FEASIBLE"):
             sol.status = "OPTIMAL" if sol.value >= bound else "FEASIBLE"
-        out.detail.update(model="column generation", nodeTypes=len(self.types), configurations=len(master.columns),
+        out.detail.update(method="column generation", nodeTypes=len(self.types), configurations=len(master.columns),
                           iterations=cg.iterations, lpValue=round(cg.lp, 3), lpConverged=cg.converged,
                           bound=str(cg.bound), pricingSeconds=round(cg.pricing_seconds, 3))
         return self.types, sol

@@ -44,6 +44,9 @@ def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: 
     for name in ("blocks", "mixed"):
         if model not in ("auto", name):
             continue
+        if name == "blocks" and demand.gangs:
+            why.append("it does not place gangs")
+            continue
         got = block_fit(objs, demand, features, sim, greedy, limit, workers) if name == "blocks" else \
             mixed_fit(objs, demand, features, sim, greedy, limit, workers, progress)
         if isinstance(got, GeneralResult):
@@ -87,8 +90,31 @@ def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_lim
                  {**_opt(opt), "pods": sum(opt.served.values()), "perWorkload": opt.served})
     ans.gap = ans.optimal["pods"] - ff
     ans.detail = {"demand": demand.total(), "nodes": len(objs.nodes), "model": opt.model, "parts": opt.parts,
-                  "placement": dict(sorted(opt.placed.items()))}
+                  **opt.detail, "placement": dict(sorted(opt.placed.items()))}
+    if demand.gangs:
+        ff_gangs, opt_gangs = greedy_gangs(greedy, demand), placed_gangs(opt.placed, demand)
+        ans.first_fit["gangs"] = sum(ff_gangs.values())
+        ans.optimal["gangs"] = sum(opt_gangs.values())
+        ans.detail["gangs"] = {g: {"minCount": gang.min_count, "pods": gang.size, "firstFit": ff_gangs[g],
+                                   "optimal": opt_gangs[g]} for g, gang in sorted(demand.gangs.items())}
+        ans.detail["gangsKubernetesRefusesThatFit"] = sorted(g for g in demand.gangs if opt_gangs[g] and not ff_gangs[g])
     return ans
+
+
+def greedy_gangs(greedy: PodsSim, demand: PodsDemand) -> dict[str, bool]:
+    """Per gang, whether the simulation placed it (at least its minimum)."""
+    return {g: bool(greedy.gangs.get(g)) for g in demand.gangs}
+
+
+def placed_gangs(placed: dict[str, str], demand: PodsDemand) -> dict[str, bool]:
+    """Per gang, whether ``placed`` (replica key -> node) holds at least its minimum."""
+    count: dict[str, int] = {}
+    gang_of = {p.name: p.gang for p in demand.pods if p.gang is not None}
+    for key in placed:
+        g = gang_of.get(key.rpartition("#")[0])
+        if g is not None:
+            count[g] = count.get(g, 0) + 1
+    return {g: count.get(g, 0) >= gang.needed and count.get(g, 0) > 0 for g, gang in demand.gangs.items()}
 
 
 def _opt(res: GeneralResult) -> dict[str, Any]:

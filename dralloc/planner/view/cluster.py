@@ -26,8 +26,9 @@ from dralloc.planner.view.demand import Demand
 from dralloc.planner.view.fingerprint import node_fingerprint, pool_names, read_attributes
 
 # Gates the planner turns on unless told otherwise: counters (partitionable
-# devices) and device taints, both in the stable allocator.
-DEFAULT_GATES = ("DRAPartitionableDevices", "DRADeviceTaints")
+# devices), device taints and firstAvailable (prioritized list, on by default
+# since Kubernetes 1.34), all in the stable allocator.
+DEFAULT_GATES = ("DRAPartitionableDevices", "DRADeviceTaints", "DRAPrioritizedList")
 
 
 @dataclass(frozen=True)
