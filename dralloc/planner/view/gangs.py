@@ -182,8 +182,8 @@ class GangReader:
 
     def _from_template(self, group: PodGroup, name: str, template: str, shared: dict[str, ResourceClaim]) -> str:
         ns = _ns(group)
-        made = next((s.resource_claim_name for s in (group.status.resource_claim_statuses or [])
-                     if s.name == name and s.resource_claim_name) if group.status else None, None)
+        statuses = (group.status.resource_claim_statuses or []) if group.status else []
+        made = next((s.resource_claim_name for s in statuses if s.name == name and s.resource_claim_name), None)
         if made and (claim := self.objs.claim(f"{ns}/{made}")) is not None:
             shared[claim.key] = claim
             return claim.key
