@@ -54,9 +54,12 @@ class MixedFit:
         return {t.id: Pricer(t, self.items, self.sim.per_node.get(t.rep).slices, self.objs.classes,
                              self.sim.allocated, self.features) for t in self.types}
 
-    def solve(self, time_limit: float, seed: Solution, out: GeneralResult) -> tuple[list[NodeType], Solution]:
+    def solve(self, time_limit: float, seed: Solution, out: GeneralResult,
+              compact_nodes: int = COMPACT_NODES) -> tuple[list[NodeType], Solution]:
+        """The compact model for at most ``compact_nodes`` nodes, else column
+        generation and the integer master."""
         t0 = time.perf_counter()
-        if sum(t.count for t in self.types) <= COMPACT_NODES:
+        if sum(t.count for t in self.types) <= compact_nodes:
             types, sol = solve_compact(self.items, self.types, self.slices, self.objs.classes, self.sim.allocated,
                                        self.features, time_limit, self.workers, seed)
             out.detail.update(method="compact", nodeModels=len(types))
@@ -79,7 +82,8 @@ class MixedFit:
 
 
 def mixed_fit(objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodSimulator, greedy: PodsSim,
-              time_limit: float, workers: int = 2, progress: bool = False) -> GeneralResult | str:
+              time_limit: float, workers: int = 2, progress: bool = False,
+              compact_nodes: int = COMPACT_NODES) -> GeneralResult | str:
     """The configuration model's answer, or why it does not apply."""
     items = applies(objs, demand)
     if isinstance(items, str):
@@ -88,7 +92,7 @@ def mixed_fit(objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodS
     fit = MixedFit(objs, demand, features, sim, items, workers, progress)
     seed = first_fit_solution(items, fit.types, greedy, demand)
     out = GeneralResult(model="mixed")
-    types, sol = fit.solve(time_limit, seed, out)
+    types, sol = fit.solve(time_limit, seed, out, compact_nodes)
     out.parts = len(fit.types)
     if sol.status not in ("OPTIMAL", "FEASIBLE") or sol.value < seed.value:
         out.notes.append(f"the configuration model has no better answer ({sol.status}); first-fit's kept")
