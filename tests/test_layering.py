@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("models",),
     ("io", "cel"),
     ("validation", "formats", "inventory"),
-    ("checker",),
+    ("checker", "gangs"),
     ("encoders",),
     ("defects",),
     ("solver",),

@@ -18,7 +18,7 @@ from dralloc.errors import InputError
 from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, Pod, ResourceClaim
 from dralloc.planner.view.demand import REPLICAS, one_device_claim
-from dralloc.planner.view.gangs import Gang, GangReader
+from dralloc.gangs import Gang, GangReader
 
 
 @dataclass(frozen=True)

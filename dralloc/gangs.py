@@ -1,4 +1,5 @@
-"""Gangs: pods that start together or not at all (KEP-4671 gang scheduling).
+"""Gangs: pods that start together or not at all (KEP-4671 gang scheduling),
+as the planner and ``dralloc verify`` read them.
 
 A pod belongs to a gang through
 
