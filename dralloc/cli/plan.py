@@ -25,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--template", help="add-nodes: the node to add copies of")
     p.add_argument("--template-file", action="append", default=[], metavar="FILE",
                    help="add-nodes: a node type (Node + slices) not part of the cluster; repeat for a sweep")
+    p.add_argument("--add", type=int, default=0, metavar="N",
+                   help="fit: what if N copies of --template NODE (or of the --template-file node or block) are added")
     p.add_argument("--policy", choices=POLICIES, default="first", help="node choice of the first-fit simulation: first feasible by name, or the feasible node with the most / least DRA utilisation (as cluster-autoscaler computes it)")
     p.add_argument("--time-limit", type=float, help="CP-SAT time limit per model, seconds")
     p.add_argument("--workers", type=int, default=2, help="CP-SAT workers and sweep processes")
@@ -47,8 +49,10 @@ def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
 def run(args: argparse.Namespace) -> int:
     from dralloc.planner.report.tables import render
 
+    if args.add < 0:
+        raise InputError(f"--add {args.add}: give a number of copies, 0 or more")
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
-                   template=args.template, progress=args.progress)
+                   template=args.template, progress=args.progress, add=args.add)
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
         answers = _sweep(args, opts)
     else:

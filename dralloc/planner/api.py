@@ -14,6 +14,7 @@ from dralloc.models import Node
 from dralloc.planner.answer import Answer
 from dralloc.planner.questions.fragmentation import fragmentation
 from dralloc.planner.questions.general import add_nodes_answer, fit_answer
+from dralloc.planner.questions.grow import Grower, unit_from
 from dralloc.planner.questions.pattern import add_nodes, fit, layout
 from dralloc.planner.view.cluster import DEFAULT_GATES, Cluster, build_cluster
 from dralloc.planner.view.demand import Demand, demand_from
@@ -30,6 +31,7 @@ class Options:
     template: str | None = None        # node name for add-nodes
     gates: tuple[str, ...] = DEFAULT_GATES
     progress: bool = False
+    add: int = 0                       # fit: with this many copies of the template (node or block) added
 
 
 def load_objects(paths: Sequence[str]) -> ObjectSet:
@@ -59,6 +61,11 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     if question not in QUESTIONS:
         raise InputError(f"unknown question {question!r}; choose one of {', '.join(QUESTIONS)}")
     feats = Features.from_gates(opts.gates)
+    if opts.add:
+        if question != "fit":
+            raise InputError(f"--add answers fit with added nodes; for {question} leave it out")
+        objs = Grower(objs, unit_from(objs, template_objs, opts.template)).with_k(opts.add)
+        template_objs = None
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=_progress(opts.progress))
         empty = build_cluster(without_allocations(objs), Demand(), feats)
@@ -68,7 +75,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     general = pods_demand(objs)
     if not general.pods:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
-    if not general.simple():
+    if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1):
         return _ask_general(question, objs, general, opts, template_objs)
     demand = demand_from(objs)
     if not demand.workloads:

@@ -16,11 +16,12 @@ from typing import Any
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet
-from dralloc.models import Node, ObjectMeta, ResourceSlice
+from dralloc.models import Node
 from dralloc.planner.answer import Answer
 from dralloc.planner.blocks.fit import block_fit
 from dralloc.planner.general.parts import DEFAULT_TIME_LIMIT, GeneralResult, solve_parts
 from dralloc.planner.mixed.fit import mixed_fit
+from dralloc.planner.questions.grow import Grower, unit_from
 from dralloc.planner.simulate.podsim import (
     NodeObjects,
     PodSimulator,
@@ -125,48 +126,6 @@ def _opt(res: GeneralResult) -> dict[str, Any]:
     return out
 
 
-def node_copy(node: Node, slices: Sequence[ResourceSlice], name: str) -> list[Any]:
-    """A copy of ``node`` named ``name`` with its own node-local slices
-    (slice, pool and node names rewritten)."""
-    labels = {k: (name if v == node.name else v) for k, v in (node.labels or {}).items()}
-    out: list[Any] = [node.model_copy(update={"metadata": ObjectMeta(name=name, labels=labels)})]
-    for s in slices:
-        spec = s.spec
-        pool = spec.pool.model_copy(update={"name": spec.pool.name.replace(node.name, name)
-                                            if node.name in spec.pool.name else f"{spec.pool.name}-{name}"})
-        out.append(s.model_copy(update={
-            "metadata": ObjectMeta(name=f"{s.name}-{name}"),
-            "spec": spec.model_copy(update={"node_name": name, "pool": pool})}))
-    return out
-
-
-def _template(objs: ObjectSet, tmpl: ObjectSet | None, name: str) -> tuple[Node, list[ResourceSlice]]:
-    src = tmpl if tmpl is not None else objs
-    node = next((n for n in src.nodes if n.name == name), None)
-    if node is None:
-        raise InputError(f"add-nodes: template node {name!r} not found among the nodes")
-    slices = [s for s in src.slices if s.spec.node_name == name]
-    if not slices:
-        raise InputError(f"add-nodes: template node {name!r} has no ResourceSlice with nodeName {name!r}")
-    return node, slices
-
-
-class Grower:
-    """The cluster plus k copies of a node type."""
-
-    def __init__(self, objs: ObjectSet, node: Node, slices: list[ResourceSlice]) -> None:
-        self.objs, self.node, self.slices = objs, node, slices
-
-    def with_k(self, k: int) -> ObjectSet:
-        out = ObjectSet()
-        for o in self.objs.all():
-            out.add(o)
-        for j in range(k):
-            for o in node_copy(self.node, self.slices, f"{self.node.name}-added-{j:04d}"):
-                out.add(o)
-        return out
-
-
 def _search(ok: Callable[[int], bool], lo: int, hi: int | None, limit: int) -> int | None:
     """Smallest k in (lo, hi] with ok(k), ok(hi) known true; without hi,
     doubling from lo+1 up to ``limit`` first."""
@@ -185,8 +144,8 @@ def _search(ok: Callable[[int], bool], lo: int, hi: int | None, limit: int) -> i
 def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, template: str,
                      tmpl: ObjectSet | None = None, time_limit: float | None = None, workers: int = 2,
                      limit: int = 256, policy: str = "first") -> Answer:
-    node, slices = _template(objs, tmpl, template)
-    grow = Grower(objs, node, slices)
+    unit = unit_from(objs, tmpl, template)
+    grow = Grower(objs, unit)
     total = demand.total()
 
     def ff_ok(k: int) -> bool:
@@ -214,7 +173,7 @@ def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, te
     if opt is None:
         out["note"] = f"the demand does not fit even with {limit} added nodes"
     ans = Answer("add-nodes", {"policy": policy, "mode": "replay", "nodes": ff}, out,
-                 detail={"template": template, "demand": total})
+                 detail={"template": unit.name, "demand": total})
     if ff is not None and opt is not None:
         ans.gap = ff - opt
     return ans

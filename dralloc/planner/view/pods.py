@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from dralloc.errors import InputError
+from dralloc.gangs import Gang, GangReader
 from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, Pod, ResourceClaim
 from dralloc.planner.view.demand import REPLICAS, one_device_claim
-from dralloc.gangs import Gang, GangReader
 
 
 @dataclass(frozen=True)
