@@ -16,6 +16,7 @@ from dralloc.planner.questions.fragmentation import fragmentation
 from dralloc.planner.questions.general import add_nodes_answer, fit_answer
 from dralloc.planner.questions.grow import Grower, unit_from
 from dralloc.planner.questions.pattern import add_nodes, fit, layout
+from dralloc.planner.questions.repack import mixed_fragmentation
 from dralloc.planner.view.cluster import DEFAULT_GATES, Cluster, build_cluster
 from dralloc.planner.view.demand import Demand, demand_from
 from dralloc.planner.view.pods import PodsDemand, pods_demand
@@ -66,6 +67,8 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
             raise InputError(f"--add answers fit with added nodes; for {question} leave it out")
         objs = Grower(objs, unit_from(objs, template_objs, opts.template)).with_k(opts.add)
         template_objs = None
+    if question == "fragmentation" and (pending := pods_demand(objs)).pods and not pending.simple():
+        return mixed_fragmentation(objs, pending, feats, opts.time_limit, opts.workers, opts.progress)
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=_progress(opts.progress))
         empty = build_cluster(without_allocations(objs), Demand(), feats)
