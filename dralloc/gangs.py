@@ -81,8 +81,10 @@ class GangReader:
         self.objs = objs
         self.groups = {f"{_ns(g)}/{g.name}": g for g in objs.pod_groups}
         self.workloads = {f"{_ns(w)}/{w.name}": w for w in objs.workloads}
-        for obj in [*objs.workloads, *objs.pod_groups]:
-            _check(objs, obj)
+        for w in objs.workloads:
+            _check(objs, w)
+        for g in objs.pod_groups:
+            _check(objs, g)
         self.gangs: dict[str, Gang] = {}
 
     def link(self, pod: Pod, member: str, replicas: int) -> Link | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from dralloc.errors import InputError
 from dralloc.planner.answer import Answer
@@ -32,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--workers", type=int, default=2, help="CP-SAT workers and sweep processes")
     p.add_argument("--scheduler", help="run sweeps on this Dask scheduler (tcp://host:port)")
     p.add_argument("-o", "--output", choices=("table", "yaml", "json"), default="table")
-    p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, PREFIX-utilisation.png, PREFIX-occupancy.png)")
+    p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, PREFIX-workloads.png, "
+                                 "PREFIX-nodes.png, PREFIX-utilisation.png, PREFIX-occupancy.png, as the question "
+                                 "calls for; the files written are listed on stderr)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
     p.set_defaults(func=run)
 
@@ -73,14 +74,5 @@ def run(args: argparse.Namespace) -> int:
 def _pictures(args: argparse.Namespace, answers: list[Answer]) -> None:
     from dralloc.planner.report import plots
 
-    prefix = Path(args.png)
-    if prefix.suffix == ".png":  # "report.png" -> report-compare.png, report-occupancy.png, ...
-        prefix = prefix.with_suffix("")
-    plots.compare(answers, f"{prefix}-compare.png")
-    a = answers[0]
-    util = a.detail.get("utilisation")
-    if util:
-        plots.utilisation(util, f"{prefix}-utilisation.png")
-    if a.cluster is not None and a.question in ("layout", "fragmentation"):
-        assignment = a.detail.get("assignment") if a.question == "layout" else None
-        plots.occupancy(a.cluster, assignment, f"{prefix}-occupancy.png")
+    for path in plots.write_all(answers, args.png):
+        print(f"wrote {path}", file=sys.stderr)

@@ -125,3 +125,20 @@ def test_a_million_replicas_cost_no_more_memory_than_ten() -> None:
     measure(10)   # caches filled once (CEL programs, imports)
     small, big = measure(10), measure(1_000_000)
     assert big < small * 1.5 + 2**19, (small, big)
+
+
+def test_pictures_of_a_mixed_answer(tmp_path: Any) -> None:
+    pytest.importorskip("matplotlib")
+    from dralloc.planner.report import plots
+    from dralloc.planner.report.occupancy import node_row, owner_labels
+
+    docs = ai_cluster(1, 1, 2) + TEMPLATES + [pod("a", ["mig-1g-5gb"], replicas=3), pod("b", ["pair"], replicas=1)]
+    objs = gen.objects(docs)
+    ans = answer("fit", objs, Options(workers=1))
+    written = plots.write_all([ans], tmp_path / "p.png")
+    assert [p.rpartition("-")[2] for p in written] == ["compare.png", "workloads.png", "nodes.png"]
+    assert all((tmp_path / p.rpartition("/")[2]).stat().st_size > 0 for p in written)
+    holders = owner_labels(ans.sources["optimal"], ans.sources["demand"])
+    mig = next(n for n in objs.nodes if n.name.startswith("mig"))
+    row = node_row(mig, ans.sources["slicesOf"](mig), holders)
+    assert len(row.cells) == 2 * 8 and row.cells.count("default/a") == 3   # 2 GPUs x 8 memory slices, three 1g

@@ -38,8 +38,8 @@ class ColgenResult:
 
 def scale_for(items: Items) -> int:
     """Integer prices must stay far from int64 in CP-SAT's objective."""
-    top = max([g.weight for g in items.groups] + [w for t in [*items.gangs, *items.bundles] for (_, w), _n in t.slots]
-              + [1])
+    slots = [sl for t in items.gangs for sl in t.slots] + [sl for b in items.bundles for sl in b.slots]
+    top = max([g.weight for g in items.groups] + [w for (_, w), _n in slots] + [1])
     per_node = max([items.demand_of(s.id) for s in items.shapes] + [1])
     return max(1, min(SCALE, 2**52 // (top * per_node * max(1, len(items.shapes)) * 64)))
 

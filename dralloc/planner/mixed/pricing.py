@@ -24,6 +24,7 @@ import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ortools.sat.python import cp_model
 
@@ -272,7 +273,7 @@ class Pricer:
         return PriceResult(best, [(v, c) for c, v in configs], status, time.perf_counter() - t0)
 
 
-class _Values:
+class _Values(Protocol):
     def value(self, e: cp_model.LinearExprT) -> int: ...
 
 
