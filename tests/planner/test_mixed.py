@@ -12,8 +12,8 @@ import pytest
 
 from dralloc.features import Features
 from dralloc.planner.api import Options, answer
-from dralloc.planner.generate import clusters as gen
 from dralloc.planner.general.parts import GeneralResult
+from dralloc.planner.generate import clusters as gen
 from dralloc.planner.mixed.fit import mixed_fit
 from dralloc.planner.mixed.items import read_items
 from dralloc.planner.questions.general import general_fit

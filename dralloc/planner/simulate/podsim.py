@@ -198,7 +198,7 @@ class PodSimulator:
         if not known:
             self.calls += 1
             res = allocate(self.per_node.get(node), node, claims, allocated=self.held(node), features=self.features,
-                           mode=self.mode)
+                           mode=self.mode, admission=False)
             allocs = res.allocations if res.ok else None
             self.memo.store(node, sid, allocs)
         if allocs is None:
