@@ -68,10 +68,10 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--template-file {args.template_file[0]}: no Node in it")
             opts.template = opts.template or tmpl.nodes[0].name
         answers = [answer(args.question, objs, opts, tmpl)]
-        if args.png:
-            _pictures(args, answers)
     print(render(answers, args.output))
     sys.stdout.flush()
+    if args.png:
+        _pictures(args, answers)
     return 0
 
 

@@ -20,7 +20,8 @@ from dralloc.planner.mixed.master import DemandSide, Solution
 from dralloc.planner.mixed.nodetypes import NodeType
 from dralloc.planner.mixed.pricing import Pricer
 
-COMPACT_NODES = 12        # at most this many nodes that can hold something
+DIRECT_NODES = 4          # this few nodes: the compact model straight away
+COMPACT_NODES = 12        # this few: the compact model when column generation proves nothing
 
 
 def single_types(types: Sequence[NodeType]) -> list[NodeType]:
@@ -55,6 +56,7 @@ def solve_compact(items: Items, types: list[NodeType], slices_of: Callable[[str]
     m.maximize(side.objective + bundle_value)
     if hint is not None:
         side.hint(m, hint)
+        _hint_nodes(types, by_type, {pr.t.id: pr for pr in pricers}, hint)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     solver.parameters.max_time_in_seconds = max(0.1, time_limit)
@@ -91,3 +93,16 @@ def _key(pr: Pricer) -> cp_model.LinearExprT:
     if weight <= 2**40:
         terms.extend(weight * bd.active for bd in pr.bundles)
     return sum(terms)
+
+
+def _hint_nodes(types: Sequence[NodeType], by_type: dict[int, list[NodeType]], pricers: dict[int, Pricer],
+                hint: Solution) -> None:
+    """Configurations of ``hint`` (per type) on the type's nodes in name order."""
+    for t in types:
+        nodes = iter(by_type[t.id])
+        for c, n in sorted(((c, n) for c, n in hint.x.items() if c.type == t.id),
+                           key=lambda cn: (cn[0].shapes, cn[0].bundles)):
+            for _ in range(n):
+                single = next(nodes, None)
+                if single is not None:
+                    pricers[single.id].hint(c)

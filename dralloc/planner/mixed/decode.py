@@ -38,7 +38,7 @@ from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import ReplaySearch, StepLimitReached
 from dralloc.solver.results import build_allocation
 
-REPLAY_STEPS = 1_000      # Kubernetes' search per node content, before CP-SAT takes over
+REPLAY_STEPS = 300      # Kubernetes' search per node content, before CP-SAT takes over
 CPSAT_SECONDS = 30.0
 
 Replica = tuple[PodDemand, int]

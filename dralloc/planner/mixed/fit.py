@@ -20,7 +20,7 @@ from dralloc.io import ObjectSet
 from dralloc.models import ResourceSlice
 from dralloc.planner.general.parts import GeneralResult
 from dralloc.planner.mixed.colgen import generate
-from dralloc.planner.mixed.compact import COMPACT_NODES, solve_compact
+from dralloc.planner.mixed.compact import COMPACT_NODES, DIRECT_NODES, solve_compact
 from dralloc.planner.mixed.decode import materialise, plan_nodes
 from dralloc.planner.mixed.items import Items, read_items
 from dralloc.planner.mixed.master import Master, Solution
@@ -56,21 +56,41 @@ class MixedFit:
 
     def solve(self, time_limit: float, seed: Solution, out: GeneralResult,
               compact_nodes: int = COMPACT_NODES) -> tuple[list[NodeType], Solution]:
-        """The compact model for at most ``compact_nodes`` nodes, else column
-        generation and the integer master."""
+        """A few nodes: the compact model. Else column generation and the
+        integer master; when that is not proven and the nodes are at most
+        ``compact_nodes``, the compact model started from its answer."""
         t0 = time.perf_counter()
-        if sum(t.count for t in self.types) <= compact_nodes:
-            types, sol = solve_compact(self.items, self.types, self.slices, self.objs.classes, self.sim.allocated,
-                                       self.features, time_limit, self.workers, seed)
-            out.detail.update(method="compact", nodeModels=len(types))
-            out.bound = sol.bound if sol.status in ("OPTIMAL", "FEASIBLE") else seed.value
+        nodes = sum(t.count for t in self.types)
+        if nodes <= min(DIRECT_NODES, compact_nodes):
+            return self._compact(time_limit, seed, out)
+        types, sol = self._colgen(time_limit, seed, out)
+        left = t0 + time_limit - time.perf_counter()
+        if sol.status == "OPTIMAL" or nodes > compact_nodes or left < 1.0:
             return types, sol
+        bound = out.bound
+        ctypes, csol = self._compact(left, sol if sol.status == "FEASIBLE" else seed, out)
+        out.bound = min(bound, out.bound)
+        out.detail["method"] = "column generation, then compact"
+        if csol.status in ("OPTIMAL", "FEASIBLE") and csol.value >= sol.value:
+            csol.status = "OPTIMAL" if csol.value >= out.bound else "FEASIBLE"
+            return ctypes, csol
+        return types, sol
+
+    def _compact(self, time_limit: float, start: Solution, out: GeneralResult) -> tuple[list[NodeType], Solution]:
+        types, sol = solve_compact(self.items, self.types, self.slices, self.objs.classes, self.sim.allocated,
+                                   self.features, time_limit, self.workers, start)
+        out.detail.update(method="compact", nodeModels=len(types))
+        out.bound = sol.bound if sol.status in ("OPTIMAL", "FEASIBLE") else start.value
+        return types, sol
+
+    def _colgen(self, time_limit: float, seed: Solution, out: GeneralResult) -> tuple[list[NodeType], Solution]:
+        t0 = time.perf_counter()
         pricers = self.pricers()
         master = Master(self.items, self.types)
         for c in seed.x:
             master.add(c)
-        cg = generate(master, pricers, self.items, self.types, t0 + 0.6 * time_limit, self.workers, self.progress)
-        sol = master.solve_ip(max(0.5, t0 + 0.95 * time_limit - time.perf_counter()), self.workers, seed)
+        cg = generate(master, pricers, self.items, self.types, t0 + 0.5 * time_limit, self.workers, self.progress)
+        sol = master.solve_ip(max(0.5, t0 + 0.8 * time_limit - time.perf_counter()), self.workers, seed)
         bound = math.floor(cg.bound)
         out.bound = bound
         if sol.status in ("OPTIMAL", "FEASIBLE"):

@@ -24,7 +24,7 @@ import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, cast
 
 from ortools.sat.python import cp_model
 
@@ -124,6 +124,7 @@ class Pricer:
         self.claims: list[ResourceClaim] = []
         self.counted: dict[int, int] = {}
         self.pods: dict[int, list[cp_model.LinearExprT]] = {}
+        self.units: dict[int, tuple[str, object]] = {}
         self.bundles: list[_Bundle] = []
         self.m = model if model is not None else cp_model.CpModel()
         self._build()
@@ -190,6 +191,7 @@ class Pricer:
         attributes.add_attribute_constraints(enc)
         for s, unit in plain:
             self.pods[s] = [self._members(unit, None)]
+            self.units[s] = unit
         for b, claims, slots in layout:
             self._bundle(b, claims, slots)
 
@@ -235,6 +237,17 @@ class Pricer:
         if same:
             m.add(same[-1].active >= active)
         self.bundles.append(_Bundle(b, active, claims, members))
+
+    def hint(self, c: Config) -> None:
+        """Start from configuration ``c``'s pod counts (devices left to the search)."""
+        for s, (kind, data) in self.units.items():
+            n = c.pods(s)
+            if kind == "count":
+                self.m.add_hint(self.enc.counts[int(data)], n)  # type: ignore[call-overload]
+            elif kind == "copies":
+                copies = cast(list[list[int]], data)
+                for j, claims in enumerate(copies):
+                    self.m.add_hint(self.enc.sat[claims[0]], j < n)
 
     # ----- solving
     def objective(self, prices: Prices) -> cp_model.LinearExprT:
