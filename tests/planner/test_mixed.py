@@ -102,7 +102,7 @@ def test_identical_nodes_and_pods_are_counted_not_expanded() -> None:
     assert [(g.count, len(g.pods)) for g in items.groups] == [(500, 1)]
     assert [(t.size, t.needed, len(t.gangs)) for t in items.gangs] == [(7, 3, 1)]
     ans = answer("fit", objs, Options(workers=1))
-    assert ans.detail["nodeModels"] == 6 and ans.optimal["proven"]
+    assert ans.detail["method"] == "column generation" and ans.detail["nodeTypes"] == 2 and ans.optimal["proven"]
     assert ans.optimal["perWorkload"] == {"default/a": 3 * 4 * 7, "default/b": 3}   # 3 MIG nodes x 4 GPUs x 7 1g; one quad per GPU node
 
 
