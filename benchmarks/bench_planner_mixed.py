@@ -84,7 +84,7 @@ def run(docs: list[Doc], args: argparse.Namespace) -> None:
     print(f"nodes={len(objs.nodes)} pods={d['demand']} gangs={len(d.get('gangs', {}))} build={built:.1f}s "
           f"fit={fit:.1f}s (model {opt['solveSeconds']:.1f}s) rss={rss:.0f}MiB")
     print(f"  first-fit: pods={ff['pods']} weighted={ff['weighted']} gangs={ff.get('gangs')} "
-          f"allocator-calls={ff['allocatorCalls']}")
+          f"allocator-calls={ff['allocatorCalls']} simulation={ff['simulationSeconds']:.1f}s")
     print(f"  optimal:   pods={opt['pods']} objective={opt['objective']} bound={opt['bound']} gap={100 * gap:.2f}% "
           f"status={opt['status']} gangs={opt.get('gangs')} method={d.get('method')} types={d.get('nodeTypes')} "
           f"configurations={d.get('configurations')} iterations={d.get('iterations')} lp={d.get('lpValue')}")
@@ -104,6 +104,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--yaml", help="write cluster.yaml and demand.yaml into this directory too")
+    ap.add_argument("--joint", action="store_true", help="also answer with the joint model (the path before "
+                                                           "the configuration model), same run")
     args = ap.parse_args()
     if args.small:
         docs = small()
@@ -119,6 +121,21 @@ def main() -> None:
         (out / "demand.yaml").write_text(yaml.dump_all([d for d in docs if d["kind"] in ("Pod", "ResourceClaimTemplate")],
                                                        Dumper=dumper))
     run(docs, args)
+    if args.joint:
+        joint(docs, args)
+
+
+def joint(docs: list[Doc], args: argparse.Namespace) -> None:
+    from dralloc.features import Features
+    from dralloc.planner.questions.general import general_fit
+    from dralloc.planner.view.pods import pods_demand
+
+    objs = gen.objects(docs)
+    t0 = time.perf_counter()
+    _, opt = general_fit(objs, pods_demand(objs), Features.default(), time_limit=args.time_limit,
+                         workers=args.workers, model="joint")
+    print(f"  joint model: pods={sum(opt.served.values())} objective={opt.value} bound={opt.bound} "
+          f"status={opt.status} time={time.perf_counter() - t0:.1f}s")
 
 
 if __name__ == "__main__":

@@ -87,7 +87,8 @@ def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_lim
     greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress, policy=policy)
     ff = sum(greedy.served.values())
     ans = Answer("fit", {"policy": policy, "mode": "replay", "pods": ff, "weighted": greedy.weighted(demand),
-                         "perWorkload": greedy.served, "allocatorCalls": greedy.calls},
+                         "perWorkload": greedy.served, "allocatorCalls": greedy.calls,
+                         "simulationSeconds": round(greedy.seconds, 4)},
                  {**_opt(opt), "pods": sum(opt.served.values()), "perWorkload": opt.served})
     ans.gap = ans.optimal["pods"] - ff
     ans.detail = {"demand": demand.total(), "nodes": len(objs.nodes), "model": opt.model, "parts": opt.parts,

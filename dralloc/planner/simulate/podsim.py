@@ -16,6 +16,7 @@ preemption."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,7 @@ class PodsSim:
     allocated: list[ResourceClaim] = field(default_factory=list)   # the state after the run
     calls: int = 0
     gangs: dict[str, bool] = field(default_factory=dict)           # gang -> placed (at least its minimum)
+    seconds: float = 0.0
 
     def weighted(self, demand: PodsDemand) -> int:
         w = demand.weights()
@@ -353,4 +355,7 @@ def simulate_pods(objs: ObjectSet, demand: PodsDemand, features: Features, nodes
     ``cache=False`` calls the allocator for every pod and node; ``policy``:
     first, most or least."""
     nodes = list(nodes if nodes is not None else objs.nodes)
-    return PodSimulator(objs, demand, features, nodes, mode, cache, policy, per_node).run(progress)
+    t0 = time.perf_counter()
+    out = PodSimulator(objs, demand, features, nodes, mode, cache, policy, per_node).run(progress)
+    out.seconds = time.perf_counter() - t0
+    return out
