@@ -54,7 +54,8 @@ class GeneralResult:
 
     @property
     def proven(self) -> bool:
-        return self.status == "OPTIMAL"
+        """Optimal, or an answer that meets its (valid) bound."""
+        return self.status == "OPTIMAL" or (self.status == "FEASIBLE" and self.value >= self.bound)
 
 
 def _shared_pools(node: Node, slices: Sequence[ResourceSlice]) -> set[tuple[str, str]]:
@@ -161,8 +162,9 @@ def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: Po
         if why or res.status not in ("OPTIMAL", "FEASIBLE") or res.value < gval:
             if not why and res.status != "OPTIMAL":
                 out.notes.append(f"part {i + 1}: {res.status} within the time limit; first-fit's answer kept")
-            res = PartResult(res.status if res.status != "OPTIMAL" else "FEASIBLE", gval,
-                             max(res.bound, gval), gplaced)
+            # without an answer CP-SAT proved nothing: the only bound is every replica placed
+            known = res.bound if res.status in ("OPTIMAL", "FEASIBLE") else sum(r.weight for r in part.replicas)
+            res = PartResult(res.status if res.status != "OPTIMAL" else "FEASIBLE", gval, max(known, gval), gplaced)
         out.value += res.value
         out.bound += res.bound
         out.placed.update(res.placed)

@@ -80,7 +80,7 @@ class MixedFit:
         types, sol = solve_compact(self.items, self.types, self.slices, self.objs.classes, self.sim.allocated,
                                    self.features, time_limit, self.workers, start)
         out.detail.update(method="compact", nodeModels=len(types))
-        out.bound = sol.bound if sol.status in ("OPTIMAL", "FEASIBLE") else start.value
+        out.bound = sol.bound if sol.status in ("OPTIMAL", "FEASIBLE") else self.items.total_weight()
         return types, sol
 
     def _colgen(self, time_limit: float, seed: Solution, out: GeneralResult) -> tuple[list[NodeType], Solution]:

@@ -71,6 +71,12 @@ class Items:
     pod_shape: dict[str, int] = field(default_factory=dict)             # pod name -> shape
     free_shape: int = -1                                                # the shape with no claims, if any
 
+    def total_weight(self) -> int:
+        """Every pod placed: the bound when nothing better is proven."""
+        out = sum(g.count * g.weight for g in self.groups)
+        out += sum(len(t.gangs) * n * w for t in self.gangs for (_, w), n in t.slots)
+        return out + sum(len(b.groups) * n * w for b in self.bundles for (_, w), n in b.slots)
+
     def demand_of(self, shape: int) -> int:
         """Pods of ``shape`` asked for in all (an upper bound per node)."""
         n = sum(g.count for g in self.groups if g.shape == shape)

@@ -125,7 +125,8 @@ def placed_gangs(placed: dict[str, str], demand: PodsDemand) -> dict[str, bool]:
 
 
 def _opt(res: GeneralResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"status": res.status, "proven": res.proven, "objective": res.value, "bound": res.bound,
+    out: dict[str, Any] = {"status": "OPTIMAL" if res.proven else res.status, "proven": res.proven,
+                           "objective": res.value, "bound": res.bound,
                            "solveSeconds": round(res.seconds, 4)}
     if res.notes:
         out["notes"] = res.notes

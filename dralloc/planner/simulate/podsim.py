@@ -11,7 +11,13 @@ lowest utilisation (:mod:`.nodescore`), ties by name. The choice is committed
 (allocated ResourceClaims) before the next pod. A node where a pod (with the same shared claims pending) failed is
 not tried again for it, nor for any later pod asking for the same claim specs
 (its *shape*): allocations only grow, so a failure stays a failure. No
-preemption."""
+preemption. The simulation's answers are Kubernetes' (replay, its defects
+included) and are not re-checked; the optimum they are compared with is.
+
+Gangs (:meth:`PodSimulator.run_gang`) follow kube-scheduler's gang cycle:
+all the group's pods one by one, at least the minimum placed or every
+allocation of the cycle undone. Answers are remembered per (node type, node
+state, claim shape) (:mod:`.nodememo`)."""
 
 from __future__ import annotations
 
@@ -200,7 +206,7 @@ class PodSimulator:
         if not known:
             self.calls += 1
             res = allocate(self.per_node.get(node), node, claims, allocated=self.held(node), features=self.features,
-                           mode=self.mode, admission=False)
+                           mode=self.mode, admission=False, verify=False)
             allocs = res.allocations if res.ok else None
             self.memo.store(node, sid, allocs)
         if allocs is None:
