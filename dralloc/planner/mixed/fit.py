@@ -95,6 +95,9 @@ class MixedFit:
         out.bound = bound
         if sol.status in ("OPTIMAL", "FEASIBLE"):
             sol.status = "OPTIMAL" if sol.value >= bound else "FEASIBLE"
+        if not cg.converged:
+            out.notes.append(f"column generation stopped after {cg.iterations} iterations (time limit) before pricing "
+                             "proved that no configuration improves; the bound is the best Lagrangian bound found")
         out.detail.update(method="column generation", nodeTypes=len(self.types), configurations=len(master.columns),
                           iterations=cg.iterations, lpValue=round(cg.lp, 3), lpConverged=cg.converged,
                           bound=str(cg.bound), pricingSeconds=round(cg.pricing_seconds, 3))
