@@ -87,7 +87,8 @@ def run(docs: list[Doc], args: argparse.Namespace) -> None:
           f"allocator-calls={ff['allocatorCalls']} simulation={ff['simulationSeconds']:.1f}s")
     print(f"  optimal:   pods={opt['pods']} objective={opt['objective']} bound={opt['bound']} gap={100 * gap:.2f}% "
           f"status={opt['status']} gangs={opt.get('gangs')} method={d.get('method')} types={d.get('nodeTypes')} "
-          f"configurations={d.get('configurations')} iterations={d.get('iterations')} lp={d.get('lpValue')}")
+          f"configurations={d.get('configurations')} iterations={d.get('iterations')} lp={d.get('lpValue')} "
+          f"integer-master={d.get('integerMasterSeconds')}s")
     print(f"  decoded through the allocator ({d.get('allocatorCalls')} calls), checked node by node: "
           f"{'yes' if not opt.get('notes') else opt['notes']}")
     print(f"  gangs Kubernetes refuses that fit: {len(d.get('gangsKubernetesRefusesThatFit', []))}")

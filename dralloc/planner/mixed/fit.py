@@ -90,8 +90,8 @@ class MixedFit:
         for c in seed.x:
             master.add(c)
         cg = generate(master, pricers, self.items, self.types, t0 + 0.5 * time_limit, self.workers, self.progress)
-        sol = master.solve_ip(max(0.5, t0 + 0.8 * time_limit - time.perf_counter()), self.workers, seed)
         bound = math.floor(cg.bound)
+        sol = master.solve_ip(max(0.5, t0 + 0.8 * time_limit - time.perf_counter()), self.workers, seed, bound)
         out.bound = bound
         if sol.status in ("OPTIMAL", "FEASIBLE"):
             sol.status = "OPTIMAL" if sol.value >= bound else "FEASIBLE"
@@ -100,7 +100,8 @@ class MixedFit:
                              "proved that no configuration improves; the bound is the best Lagrangian bound found")
         out.detail.update(method="column generation", nodeTypes=len(self.types), configurations=len(master.columns),
                           iterations=cg.iterations, lpValue=round(cg.lp, 3), lpConverged=cg.converged,
-                          bound=str(cg.bound), pricingSeconds=round(cg.pricing_seconds, 3))
+                          bound=str(cg.bound), pricingSeconds=round(cg.pricing_seconds, 3),
+                          integerMasterSeconds=round(sol.seconds, 3))
         return self.types, sol
 
 

@@ -96,7 +96,11 @@ class Master:
         return out
 
     # ----- integer master
-    def solve_ip(self, time_limit: float, workers: int, hint: Solution | None = None) -> Solution:
+    def solve_ip(self, time_limit: float, workers: int, hint: Solution | None = None,
+                 target: int | None = None) -> Solution:
+        """The best integer answer over the configurations found; the search
+        stops early once it reaches ``target`` (a proven bound: nothing
+        better exists)."""
         t0 = time.perf_counter()
         m = cp_model.CpModel()
         x = {c: m.new_int_var(0, self.types[c.type].count, f"x{i}") for i, c in enumerate(self.columns)}
@@ -115,7 +119,8 @@ class Master:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = workers
         solver.parameters.max_time_in_seconds = max(0.1, time_limit)
-        code = solver.solve(m)
+        # an answer meeting the bound is optimal over all configurations: stop there
+        code = solver.solve(m, _StopAt(target) if target is not None else None)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return Solution(status=solver.status_name(code), seconds=time.perf_counter() - t0)
         out = side.read(solver)
@@ -125,6 +130,16 @@ class Master:
         out.status = solver.status_name(code)
         out.seconds = time.perf_counter() - t0
         return out
+
+
+class _StopAt(cp_model.CpSolverSolutionCallback):
+    def __init__(self, target: int) -> None:
+        super().__init__()
+        self.target = target
+
+    def on_solution_callback(self) -> None:
+        if self.objective_value >= self.target:
+            self.stop_search()
 
 
 class DemandSide:
