@@ -71,18 +71,34 @@ def small() -> list[Doc]:
     return docs
 
 
+def replicas(n: int, args: argparse.Namespace) -> None:
+    import tracemalloc
+
+    docs = ai_cluster(1, 1, 2) + demand(0, 0, 0, 0)[:5] + [pod("a", ["mig-1g-5gb"], replicas=n),
+                                                            pod("b", ["infer"], replicas=n)]
+    objs = gen.objects(docs)
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    ans = answer("fit", objs, Options(workers=args.workers, time_limit=args.time_limit))
+    seconds = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"replicas={n} x 2: peak={peak / 2**20:.2f}MiB fit={seconds:.2f}s first-fit={ans.first_fit['pods']} "
+          f"optimal={ans.optimal['pods']} proven={ans.optimal['proven']}")
+
+
 def run(docs: list[Doc], args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     objs = gen.objects(docs)
     built = time.perf_counter() - t0
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     ans = answer("fit", objs, Options(workers=args.workers, time_limit=args.time_limit, progress=args.progress))
-    fit = time.perf_counter() - t1
+    fit, cpu = time.perf_counter() - t1, time.process_time() - c1
     ff, opt, d = ans.first_fit, ans.optimal, ans.detail
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     gap = (opt["bound"] - opt["objective"]) / opt["bound"] if opt["bound"] else 0.0
     print(f"nodes={len(objs.nodes)} pods={d['demand']} gangs={len(d.get('gangs', {}))} build={built:.1f}s "
-          f"fit={fit:.1f}s (model {opt['solveSeconds']:.1f}s) rss={rss:.0f}MiB")
+          f"fit={fit:.1f}s wall, {cpu:.1f}s CPU (model {opt['solveSeconds']:.1f}s wall) rss={rss:.0f}MiB")
     print(f"  first-fit: pods={ff['pods']} weighted={ff['weighted']} gangs={ff.get('gangs')} "
           f"allocator-calls={ff['allocatorCalls']} simulation={ff['simulationSeconds']:.1f}s")
     print(f"  optimal:   pods={opt['pods']} objective={opt['objective']} bound={opt['bound']} gap={100 * gap:.2f}% "
@@ -105,9 +121,16 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--yaml", help="write cluster.yaml and demand.yaml into this directory too")
+    ap.add_argument("--replicas", type=int, nargs="+", metavar="N",
+                    help="memory: fit a 1g.5gb pod and a GPU+NIC pod of N replicas each on two nodes, per N "
+                         "(tracemalloc peak during the fit)")
     ap.add_argument("--joint", action="store_true", help="also answer with the joint model (the path before "
                                                            "the configuration model), same run")
     args = ap.parse_args()
+    if args.replicas:
+        for n in args.replicas:
+            replicas(n, args)
+        return
     if args.small:
         docs = small()
     else:
