@@ -35,6 +35,7 @@ from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.simulate.podsim import done
 from dralloc.planner.view.pods import PodDemand
 from dralloc.solver.cpsat import decode, fill
+from dralloc.solver.numbers import integer_bound, integer_value
 from dralloc.solver.outcome import Outcome, Status
 
 Var = cp_model.IntVar
@@ -255,8 +256,8 @@ class JointModel:
         code = solver.solve(self.m)
         res = PartResult(solver.status_name(code))
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            res.bound = int(solver.best_objective_bound)
-            res.value = int(solver.objective_value)
+            res.bound = integer_bound(solver.best_objective_bound)
+            res.value = integer_value(solver.objective_value)
             self._decode(solver, res)
         res.wall_time = time.perf_counter() - t0
         return res
