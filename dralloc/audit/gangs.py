@@ -82,21 +82,21 @@ def read_gangs(pa: PendingAnalysis, pending: list[Pod]) -> tuple[list[_Gang], li
     return list(out.values()), []
 
 
-def kubernetes_way(pa: PendingAnalysis, g: _Gang, held: list[ResourceClaim]) -> dict[str, str]:
-    """Pod -> node as the gang cycle places them (before its all-or-nothing check)."""
-    held = list(held)
+def kubernetes_way(pa: PendingAnalysis, g: _Gang) -> dict[str, str]:
+    """Pod -> node as the gang cycle places them (before its all-or-nothing
+    check); the cluster object holds the cycle's claims only while it runs."""
     done: dict[str, ResourceClaim] = {k: c for k, c in g.group.items() if c.status and c.status.allocation}
     out: dict[str, str] = {}
-    for pod in g.pods:
-        todo = [c for k, c in g.group.items() if k not in done] + g.claims[pod_key(pod)]
-        nodes = [n for n in pa.nodes(pod) if all(_visible(c, n) for c in done.values())]
-        got = pa.fits(todo, held, nodes)
-        if got is None:
-            continue
-        node, claims = got
-        held.extend(claims)
-        done.update({c.key: c for c in claims if c.key in g.group})
-        out[pod_key(pod)] = node.name
+    with pa.cluster.trial():
+        for pod in g.pods:
+            todo = [c for k, c in g.group.items() if k not in done] + g.claims[pod_key(pod)]
+            nodes = [n for n in pa.nodes(pod) if all(_visible(c, n) for c in done.values())]
+            got = pa.fits(todo, nodes)
+            if got is None:
+                continue
+            node, claims = got
+            done.update({c.key: c for c in claims if c.key in g.group})
+            out[pod_key(pod)] = node.name
     return out
 
 
@@ -113,7 +113,7 @@ def exactly(pa: PendingAnalysis, g: _Gang, held: list[ResourceClaim]) -> tuple[d
         where = res.placed.get(g.gang.key)
         return ({pod_key(p): where for p in first} if where else {}), res.proven
     groups = [Group(pod_key(p), tuple(g.claims[pod_key(p)]), nodes) for p in g.pods]
-    hint = kubernetes_way(pa, g, held)
+    hint = kubernetes_way(pa, g)
     res = place_jointly(pa.state.objects, groups, held, pa.features, pa.variant, time_limit=JOINT_TIME_LIMIT,
                         hint=hint)
     return dict(res.placed), res.proven
@@ -127,7 +127,7 @@ def analyse_gangs(pa: PendingAnalysis, pending: list[Pod], held: list[ResourceCl
     covered: set[str] = set()
     for g in gangs:
         covered.update(pod_key(p) for p in g.pods)
-        k8s = kubernetes_way(pa, g, held)
+        k8s = kubernetes_way(pa, g)
         entry = _entry(g, k8s, *(exactly(pa, g, held) if len(k8s) < g.gang.needed else (k8s, True)))
         entries.append(entry)
         level = INFO if entry["verdict"] == "gang-fits-now" else WARNING

@@ -27,7 +27,6 @@ from dralloc.inventory.problem import build_problem
 from dralloc.io.loader import ObjectSet
 from dralloc.models import AllocationResult, Node, ResourceClaim
 from dralloc.solver.cpsat import decode, fill
-from dralloc.solver.numbers import integer_bound
 from dralloc.solver.outcome import Outcome, Status
 
 
@@ -136,7 +135,7 @@ def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[Resource
     code = solver.solve(model)
     res = JointResult(solver.status_name(code))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        res.bound = integer_bound(solver.best_objective_bound)
+        res.bound = round(solver.best_objective_bound)
         _decode(res, solver, nodes, z, {g.key: g for g in groups}, objs, allocated, features, var)
     res.wall_time = time.perf_counter() - t0
     return res

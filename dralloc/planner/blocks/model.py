@@ -47,7 +47,6 @@ from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.view.demand import one_device_claim
 from dralloc.planner.view.pods import PodDemand, PodsDemand
-from dralloc.solver.numbers import integer_bound, integer_value
 
 MAX_DEVICES = 24        # selectable devices per pool beyond which the joint model is used
 MAX_LAYOUTS = 2000      # distinct kind multisets per pool beyond which the joint model is used
@@ -252,7 +251,7 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
     code = solver.solve(m)
     out = BlockSolution(solver.status_name(code), block_types=len(btypes), layouts=len(x))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        out.value, out.bound = integer_value(solver.objective_value), integer_bound(solver.best_objective_bound)
+        out.value, out.bound = round(solver.objective_value), round(solver.best_objective_bound)
         devices = _supply(btypes, {key: solver.value(v) for key, v in x.items()})
         for (g, k), v in sorted(y.items()):
             for _ in range(solver.value(v)):

@@ -35,7 +35,6 @@ from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.simulate.podsim import done
 from dralloc.planner.view.pods import PodDemand
 from dralloc.solver.cpsat import decode, fill
-from dralloc.solver.numbers import integer_bound, integer_value
 from dralloc.solver.outcome import Outcome, Status
 
 Var = cp_model.IntVar
@@ -256,8 +255,8 @@ class JointModel:
         code = solver.solve(self.m)
         res = PartResult(solver.status_name(code))
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            res.bound = integer_bound(solver.best_objective_bound)
-            res.value = integer_value(solver.objective_value)
+            res.bound = round(solver.best_objective_bound)
+            res.value = round(solver.objective_value)
             self._decode(solver, res)
         res.wall_time = time.perf_counter() - t0
         return res

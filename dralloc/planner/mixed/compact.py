@@ -19,7 +19,6 @@ from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.master import DemandSide, Solution
 from dralloc.planner.mixed.nodetypes import NodeType
 from dralloc.planner.mixed.pricing import Pricer
-from dralloc.solver.numbers import integer_bound, integer_value
 
 DIRECT_NODES = 4          # this few nodes: the compact model straight away
 COMPACT_NODES = 12        # this few: the compact model when column generation proves nothing
@@ -69,7 +68,7 @@ def solve_compact(items: Items, types: list[NodeType], slices_of: Callable[[str]
         c = pr.config(solver)
         if c.shapes or c.bundles:
             out.x[c] = 1
-    out.value, out.bound = integer_value(solver.objective_value), integer_bound(solver.best_objective_bound)
+    out.value, out.bound = round(solver.objective_value), round(solver.best_objective_bound)
     out.status, out.seconds = solver.status_name(code), time.perf_counter() - t0
     return singles, out
 

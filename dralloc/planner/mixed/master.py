@@ -28,7 +28,6 @@ from dralloc.errors import DrallocError
 from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.nodetypes import NodeType
 from dralloc.planner.mixed.pricing import Config
-from dralloc.solver.numbers import integer_bound, integer_value
 
 
 @dataclass
@@ -126,8 +125,8 @@ class Master:
             return Solution(status=solver.status_name(code), seconds=time.perf_counter() - t0)
         out = side.read(solver)
         out.x = {c: int(solver.value(v)) for c, v in x.items() if solver.value(v)}
-        out.value = integer_value(solver.objective_value)
-        out.bound = integer_bound(solver.best_objective_bound)
+        out.value = round(solver.objective_value)
+        out.bound = round(solver.best_objective_bound)
         out.status = solver.status_name(code)
         out.seconds = time.perf_counter() - t0
         return out

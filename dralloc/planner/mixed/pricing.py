@@ -36,7 +36,6 @@ from dralloc.inventory.problem import build_problem
 from dralloc.models import ObjectMeta, ResourceClaim, ResourceSlice
 from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.nodetypes import NodeType
-from dralloc.solver.numbers import integer_bound, integer_value
 
 Members = tuple[int, ...]                        # pods per slot of a bundle copy
 
@@ -282,8 +281,8 @@ class Pricer:
         status = solver.status_name(code)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             raise InputError(f"node {self.t.rep.name}: the configuration model is {status}")
-        best = integer_bound(solver.best_objective_bound) if code != cp_model.OPTIMAL else \
-            integer_value(solver.objective_value)
+        best = round(solver.best_objective_bound) if code != cp_model.OPTIMAL else \
+            round(solver.objective_value)
         configs = sorted(found.seen.items(), key=lambda kv: -kv[1])
         return PriceResult(best, [(v, c) for c, v in configs], status, time.perf_counter() - t0)
 

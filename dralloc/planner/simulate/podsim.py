@@ -1,8 +1,9 @@
 """First-fit for general demand: what the scheduler would do, pod by pod.
 
 Every replica of the queue is tried on the nodes in name order; on a node the
-allocator itself (:func:`dralloc.solver.allocate`, ``replay`` = Kubernetes'
-search, or ``first-fit`` through CP-SAT) allocates the pod's claims together:
+allocator itself (:meth:`dralloc.cluster.Cluster.allocate`, ``allocate()`` at
+the cost of one node; ``replay`` = Kubernetes' search, or ``first-fit``
+through CP-SAT) allocates the pod's claims together:
 its template claims and its shared claims not allocated yet. A shared claim
 already allocated limits the pod to the nodes its allocation's nodeSelector
 admits. The node is chosen by a policy: ``first`` commits the first success
@@ -27,6 +28,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dralloc.cluster import Cluster
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.inventory.nodesel import NodeSelectorError, selector_matches
@@ -43,7 +45,6 @@ from dralloc.planner.simulate.nodescore import NodeScores, check_policy
 from dralloc.planner.view.cluster import _node_slices
 from dralloc.planner.view.fingerprint import node_fingerprint, pool_names, read_attributes
 from dralloc.planner.view.pods import PodDemand, PodsDemand
-from dralloc.solver import allocate
 
 Progress = Callable[[int, int], None]
 
@@ -132,12 +133,10 @@ class PodSimulator:
         self.features = features
         self.mode = mode
         self.per_node = per_node if per_node is not None else NodeObjects(objs, probes(demand))
+        self.cluster = Cluster(objs, features, admission=False)
         self.nodes = sorted(nodes, key=lambda n: n.name.encode())
         self.shared = dict(demand.shared)
         self.allocated = [c for c in objs.claims if c.status and c.status.allocation]
-        self.by_pool: dict[tuple[str, str], list[ResourceClaim]] = {}
-        for c in self.allocated:
-            self._index(c)
         self.failed: set[tuple[str, tuple[str, ...], str]] = set()
         self.cache = cache
         self.failed_shapes: set[tuple[int, str]] = set()   # (claim specs, node) that failed
@@ -150,20 +149,10 @@ class PodSimulator:
         self.memo = NodeMemo(self.per_node.fingerprint, self.per_node.pools,
                              enabled=cache and mode == "replay" and not self.per_node.slices[""])
 
-    def _index(self, claim: ResourceClaim) -> list[tuple[str, str]]:
-        pools = sorted({(r.driver, r.pool) for r in _results(claim)})
-        for pool in pools:
-            self.by_pool.setdefault(pool, []).append(claim)
-        return pools
-
     def held(self, node: Node) -> list[ResourceClaim]:
         """Allocated claims holding devices of pools the node sees (all the
         allocator looks at there)."""
-        seen: dict[int, ResourceClaim] = {}
-        for s in self.per_node.get(node).slices:
-            for c in self.by_pool.get((s.spec.driver, s.spec.pool.name), ()):
-                seen.setdefault(id(c), c)
-        return list(seen.values())
+        return self.cluster.held_for(self.cluster.view(node))
 
     def shape(self, pod: PodDemand, todo: list[ResourceClaim], claims: list[ResourceClaim]) -> int:
         """The claim specs a try allocates (names do not matter to the allocator), as a number."""
@@ -205,8 +194,7 @@ class PodSimulator:
         known, allocs = self.memo.lookup(node, sid)
         if not known:
             self.calls += 1
-            res = allocate(self.per_node.get(node), node, claims, allocated=self.held(node), features=self.features,
-                           mode=self.mode, admission=False, verify=False)
+            res = self.cluster.allocate(node, claims, mode=self.mode, verify=False)
             allocs = res.allocations if res.ok else None
             self.memo.store(node, sid, allocs)
         if allocs is None:
@@ -249,9 +237,7 @@ class PodSimulator:
     def commit(self, node: Node, got: list[ResourceClaim]) -> None:
         self.allocated.extend(got)
         for c in got:
-            for pool in self._index(c):
-                if self.journal is not None:
-                    self.journal.append(("index", pool))
+            self.cluster.record(c)
             if c.key in self.shared:
                 if self.journal is not None:
                     self.journal.append(("shared", self.shared[c.key]))
@@ -297,12 +283,15 @@ class PodSimulator:
         members = sorted((p for p in self.demand.pods if p.gang == key), key=lambda p: (-p.priority, p.order))
         mark, saved = (len(out.placed), len(self.allocated)), self.memo.snapshot()
         self.journal = []
-        placed = sum(self.run_pod(p, out, count) for p in members)
+        with self.cluster.trial():   # the cluster object forgets the cycle's claims at the end ...
+            placed = sum(self.run_pod(p, out, count) for p in members)
         journal, self.journal = self.journal, None
         out.gangs[key] = placed >= gang.needed
-        if out.gangs[key]:
-            return
         undone = self.allocated[mark[1]:]
+        if out.gangs[key]:
+            for c in undone:     # ... and takes them back when the gang is placed
+                self.cluster.record(c)
+            return
         del out.placed[mark[0]:], self.allocated[mark[1]:]
         self.memo.restore(saved)
         self._undo(journal)
@@ -320,8 +309,6 @@ class PodSimulator:
                 self.failed_shapes.discard(item)
             elif what == "cursor":
                 self.cursor[item[0]] = item[1]
-            elif what == "index":
-                self.by_pool[item].pop()
             else:
                 self.shared[item.key] = item
 
