@@ -1,8 +1,9 @@
 """Planner on an AI cluster: mixed multi-device demand and gangs (issue 15).
 
-Cluster: whole-GPU nodes (8 GPUs, each with an RDMA NIC on its PCIe root, as
-the NVIDIA driver and dranet publish them) and MIG-enabled nodes (8
-A100-40GB, every profile at every placement). Demand at ``--load`` of the
+Cluster from the generator (``dralloc generate cluster --types
+gpu=N,mig=M``, driver-shaped): whole-GPU nodes (8 GPUs, each with an RDMA
+NIC on its PCIe root, as the NVIDIA driver and dranet publish them) and
+A100-40GB nodes under DynamicMIG (every profile at every placement). Demand at ``--load`` of the
 capacity: training jobs of 2-8 pods (gangs, every pod 8 GPUs each with an
 aligned NIC: 8 ``matchAttribute`` pairs), 1-GPU inference pods, and MIG
 pods (1g.5gb, 2g.10gb, 3g.20gb). ``plan fit``: the scheduler simulation

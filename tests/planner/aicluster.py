@@ -1,14 +1,17 @@
-"""Small AI-cluster pieces for tests: GPU+NIC nodes whose devices carry the
-PCIe root as dranet and the NVIDIA driver publish it
-(``resource.kubernetes.io/pcieRoot``), claims pairing each GPU with a NIC on
-its root, gangs (PodGroup, Workload, annotation), and the partitionable
-device of kubernetes/kubernetes#138765."""
+"""Small AI-cluster pieces for tests: hand-written GPU+NIC nodes whose
+devices carry the PCIe root as dranet and the NVIDIA driver publish it
+(``resource.kubernetes.io/pcieRoot``; NICs as EFA adapters, so the
+generator's classes select them), claims pairing each GPU with a NIC on its
+root, gangs (PodGroup, Workload, annotation), the partitionable device of
+kubernetes/kubernetes#138765, and driver-shaped clusters from the generator
+(:func:`ai_cluster`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from dralloc.planner.generate import clusters as gen
+from dralloc.planner.generate.dranet import RDMA_CLASS
 
 Doc = dict[str, Any]
 ROOT = "resource.kubernetes.io/pcieRoot"
@@ -23,7 +26,8 @@ def gpu_nic_node(name: str, gpus: int = 8, roots: int = 8) -> list[Doc]:
         root = {"string": f"pci0000:{i * roots // gpus:02x}"}
         gdevs.append({"name": f"gpu-{i}", "attributes": {"type": {"string": "gpu"}, "index": {"int": i},
                                                          ROOT: root}})
-        ndevs.append({"name": f"nic-{i}", "attributes": {"rdma": {"bool": True}, ROOT: root}})
+        ndevs.append({"name": f"nic-{i}", "attributes": {"rdma": {"bool": True}, ROOT: root,
+                                                         "pciDevice": {"string": "Elastic Fabric Adapter (EFA)"}}})
     pool = {"name": name, "generation": 1, "resourceSliceCount": 1}
     return [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}},
             {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpu"},
@@ -37,7 +41,7 @@ def aligned(name: str, pairs: int) -> Doc:
     reqs, cons = [], []
     for i in range(pairs):
         reqs += [{"name": f"gpu{i}", "exactly": {"deviceClassName": "gpu.nvidia.com"}},
-                 {"name": f"nic{i}", "exactly": {"deviceClassName": "nic.dra.net"}}]
+                 {"name": f"nic{i}", "exactly": {"deviceClassName": RDMA_CLASS}}]
         cons.append({"requests": [f"gpu{i}", f"nic{i}"], "matchAttribute": ROOT})
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
             "metadata": {"name": name, "namespace": "default"},
@@ -106,9 +110,10 @@ def prefer_whole(name: str) -> Doc:
                 sub("whole", "whole"), sub("half", "half")]}]}}}}
 
 
-def ai_cluster(gpu_nodes: int, mig_nodes: int, gpus: int = 8) -> list[Doc]:
-    """Classes, whole-GPU nodes with aligned NICs, and MIG nodes (A100-40GB)."""
-    docs = gen.cluster(mig_nodes, "a100-40gb", gpus, prefix="mig")
-    for i in range(gpu_nodes):
-        docs += gpu_nic_node(f"gpu-{i:04d}", gpus)
-    return docs
+def ai_cluster(gpu_nodes: int, mig_nodes: int, gpus: int = 8, seed: int = 0) -> list[Doc]:
+    """The drivers' classes, whole-GPU nodes with one RDMA NIC per GPU on its
+    PCIe root (``gpu-0000``...), and A100-40GB nodes under DynamicMIG
+    (``mig-0000``...), as ``dralloc generate cluster --types gpu=N,mig=M``
+    writes them."""
+    types = [(gen.NodeType("gpu", gpus=gpus, nics=gpus), gpu_nodes), (gen.NodeType("mig", gpus=gpus), mig_nodes)]
+    return gen.mixed_cluster([(t, n) for t, n in types if n], seed=seed)

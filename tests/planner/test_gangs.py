@@ -14,6 +14,7 @@ from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.planner.api import Options, answer
 from dralloc.planner.generate import clusters as gen
+from dralloc.planner.generate.dranet import RDMA_CLASS
 from dralloc.planner.questions.general import general_fit
 from dralloc.planner.simulate.podsim import simulate_pods
 from dralloc.planner.view.cluster import DEFAULT_GATES
@@ -89,7 +90,7 @@ def test_pod_group_claim_is_allocated_once_and_pins_the_group_to_its_node() -> N
     docs = [*CLASSES, *gpu_nic_node("a", gpus=4), *gpu_nic_node("b", gpus=8), aligned("nic", 0),
             {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
              "metadata": {"name": "fabric", "namespace": "default"},
-             "spec": {"spec": {"devices": {"requests": [{"name": "nic", "exactly": {"deviceClassName": "nic.dra.net"}}]}}}},
+             "spec": {"spec": {"devices": {"requests": [{"name": "nic", "exactly": {"deviceClassName": RDMA_CLASS}}]}}}},
             {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
              "metadata": {"name": "two", "namespace": "default"},
              "spec": {"spec": {"devices": {"requests": [
