@@ -142,3 +142,19 @@ def test_pictures_of_a_mixed_answer(tmp_path: Any) -> None:
     mig = next(n for n in objs.nodes if n.name.startswith("mig"))
     row = node_row(mig, ans.sources["slicesOf"](mig), holders)
     assert len(row.cells) == 2 * 8 and row.cells.count("default/a") == 3   # 2 GPUs x 8 memory slices, three 1g
+
+
+def test_claims_no_pod_refers_to_are_pods_of_their_own() -> None:
+    """Unallocated claims without a pod (a GPU with its NIC each) beside a
+    gang: the optimum allocates them as such, and says where."""
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"namespace": "default"}, "spec": aligned("x", 1)["spec"]["spec"]}
+    lone = [{**claim, "metadata": {"name": f"lone-{i}", "namespace": "default"}} for i in range(3)]
+    docs = ai_cluster(1, 0, 8) + TEMPLATES + lone + [pod("job", ["pair"], replicas=2, gang="job")]
+    objs = gen.objects(docs)
+    demand = pods_demand(objs)
+    greedy, opt = general_fit(objs, demand, F, workers=1)
+    assert opt.model == "mixed" and opt.value == 5 and opt.proven
+    allocated = {c.key for cs in opt.claims.values() for c in cs if c.status and c.status.allocation}
+    assert {"default/lone-0", "default/lone-1", "default/lone-2"} <= allocated
+    assert {k for k in opt.placed if k.startswith("default/lone")} == {f"default/lone-{i}#0" for i in range(3)}

@@ -57,18 +57,19 @@ class NodePlan:
         return (self.type.id, tuple((b, tuple(items.pod_shape[p.name] for p, _ in m)) for b, _, m in self.bundles),
                 tuple(items.pod_shape[p.name] for p, _ in self.pods))
 
-    def claims(self) -> tuple[list[ResourceClaim], list[tuple[str, int]]]:
-        """The claims to allocate here, and per pod replica how many of them are its own."""
+    def claims(self, shared: dict[str, ResourceClaim]) -> tuple[list[ResourceClaim], list[tuple[str, int]]]:
+        """The claims to allocate here, and per pod replica how many of them
+        are its own (a claim no pod refers to is a pod of its own)."""
         claims: list[ResourceClaim] = []
         owners: list[tuple[str, int]] = []
-        for _, shared, members in self.bundles:
-            claims.extend(c for c in shared if not (c.status and c.status.allocation))
+        for _, group, members in self.bundles:
+            claims.extend(c for c in group if not (c.status and c.status.allocation))
             for pod, r in members:
                 inst = pod.instances(r)
                 claims.extend(inst)
                 owners.append((f"{pod.name}#{r}", len(inst)))
         for pod, r in self.pods:
-            inst = pod.instances(r)
+            inst = [shared[pod.shared[0]]] if pod.lone else pod.instances(r)
             claims.extend(inst)
             owners.append((f"{pod.name}#{r}", len(inst)))
         return claims, owners
@@ -212,7 +213,7 @@ def materialise(plans: list[NodePlan], sim: PodSimulator, features: Features, it
     out = Decoded()
     alloc = Allocator(sim, features, items)
     for np_ in plans:
-        claims, owners = np_.claims()
+        claims, owners = np_.claims(sim.shared)
         if not claims:
             out.placed.update((k, np_.node.name) for k, _ in owners)
             continue
