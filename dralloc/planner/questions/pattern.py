@@ -63,6 +63,8 @@ def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None
                   "perGroup": {g.name: s for g, s in zip(gs, res.served, strict=False)}})
     if res.objective is None or res.objective < ff_weighted:   # never worse than first-fit
         ans.optimal.update({"pods": ff, "objective": ff_weighted, "note": "first-fit's answer (solver had none better)"})
+        if res.bound is not None and res.bound <= ff_weighted:   # the bound proves first-fit's answer optimal
+            ans.optimal.update({"status": "OPTIMAL", "proven": True})
     ans.gap = ans.optimal["pods"] - ff
     ans.detail = {"demand": cluster.demand.total(), "units": len(cluster.units), "unitTypes": len(cluster.types),
                   "nodes": len(cluster.nodes)}
