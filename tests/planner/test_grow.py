@@ -12,7 +12,7 @@ from dralloc.planner.api import Options, answer
 from dralloc.planner.generate import clusters as gen
 from dralloc.planner.generate.tpu import slice_demand, tpu_block, tpu_class, tpu_cluster
 from dralloc.planner.questions.grow import Unit
-from tests.planner.aicluster import aligned, gpu_nic_node, pod
+from tests.planner.aicluster import ai_cluster, aligned, gpu_nic_node, pod
 
 
 def test_a_block_copy_renames_its_hosts_everywhere() -> None:
@@ -52,8 +52,20 @@ def test_fit_with_added_nodes_answers_what_if() -> None:
 
 
 def test_add_nodes_for_a_gang() -> None:
+    """Counted in the configuration model: the added type's count is a knob."""
     ans = answer("add-nodes", gen.objects(gpu_docs()), Options(workers=1, template="a"))
     assert ans.first_fit["nodes"] == ans.optimal["nodes"] == 2
+    assert ans.optimal["model"] == "mixed" and ans.optimal["proven"]
+
+
+def test_a_node_type_that_cannot_help_is_proven_useless() -> None:
+    """MIG pods on a cluster of whole-GPU nodes: no number of added GPU
+    nodes helps, and the bound says so at once (no copies built)."""
+    docs = [*ai_cluster(1, 1, 2), gen.mig_template(gen.gpu_model("a100-40gb").profile("1g.5gb")),
+            pod("mig", ["mig-1g-5gb"], replicas=20, gang="g", min_count=1)]
+    ans = answer("add-nodes", gen.objects(docs), Options(workers=1, template="gpu-0000"))
+    assert ans.optimal["nodes"] is None and ans.optimal["proven"] and ans.first_fit["nodes"] is None
+    assert "does not fit even with 256 added nodes" in ans.optimal["note"] and ans.optimal["model"] == "mixed"
 
 
 def test_add_is_for_fit_only() -> None:

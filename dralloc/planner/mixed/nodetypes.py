@@ -24,6 +24,7 @@ class NodeType:
     nodes: list[Node] = field(default_factory=list)         # name order
     pools: dict[str, list[tuple[str, str]]] = field(default_factory=dict)   # node -> pools in search order
     visible: frozenset[str] = frozenset()
+    extra: int = 0                                           # add-nodes: copies beyond ``nodes`` (what-if)
 
     @property
     def rep(self) -> Node:
@@ -31,7 +32,7 @@ class NodeType:
 
     @property
     def count(self) -> int:
-        return len(self.nodes)
+        return len(self.nodes) + self.extra
 
 
 def node_types(nodes: Sequence[Node], per_node: NodeObjects, items: Items,

@@ -21,6 +21,7 @@ from dralloc.planner.answer import Answer
 from dralloc.planner.blocks.fit import block_fit
 from dralloc.planner.general.parts import DEFAULT_TIME_LIMIT, GeneralResult, solve_parts
 from dralloc.planner.mixed.fit import mixed_fit
+from dralloc.planner.mixed.grow import AddResult, fewest_added
 from dralloc.planner.questions.grow import Grower, unit_from
 from dralloc.planner.simulate.podsim import (
     NodeObjects,
@@ -133,6 +134,28 @@ def _opt(res: GeneralResult) -> dict[str, Any]:
     return out
 
 
+def _counted_answer(res: AddResult, ff_ok: Callable[[int], bool], name: str, total: int, limit: int,
+                    policy: str) -> Answer:
+    """The configuration model's count, and first-fit's from there on (it
+    needs at least as many: first-fit never beats the optimum)."""
+    out: dict[str, Any] = {"nodes": res.nodes, "proven": res.proven, "model": "mixed",
+                           "solveSeconds": round(res.seconds, 3)}
+    if res.undecided:
+        out["note"] = f"not decided within the time limit for k = {sorted(res.undecided)}; the answer is an upper bound"
+    ff: int | None = None
+    if res.nodes is None:
+        out["note"] = f"the demand does not fit even with {limit} added nodes" + (
+            "" if res.proven else " (not proven within the time limit)")
+    else:
+        start = res.nodes if res.proven else 0
+        ff = start if ff_ok(start) else _search(ff_ok, start, None, limit)
+    ans = Answer("add-nodes", {"policy": policy, "mode": "replay", "nodes": ff}, out,
+                 detail={"template": name, "demand": total})
+    if ff is not None and res.nodes is not None:
+        ans.gap = ff - res.nodes
+    return ans
+
+
 def _search(ok: Callable[[int], bool], lo: int, hi: int | None, limit: int) -> int | None:
     """Smallest k in (lo, hi] with ok(k), ok(hi) known true; without hi,
     doubling from lo+1 up to ``limit`` first."""
@@ -158,6 +181,11 @@ def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, te
     def ff_ok(k: int) -> bool:
         return not simulate_pods(grow.with_k(k), demand, features, policy=policy).unplaced
 
+    counted = fewest_added(grow.with_k(1), demand, features, unit.copy_name(0), limit,
+                           time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers) \
+        if len(unit.nodes) == 1 else "a block is added as copies"
+    if not isinstance(counted, str):
+        return _counted_answer(counted, ff_ok, unit.name, total, limit, policy)
     ff = 0 if ff_ok(0) else _search(ff_ok, 0, None, limit)
     unproven: list[int] = []
 

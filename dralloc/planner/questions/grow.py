@@ -34,6 +34,10 @@ class Unit:
     def name(self) -> str:
         return self.nodes[0].name if len(self.nodes) == 1 else f"block of {len(self.nodes)} nodes ({self.nodes[0].name}, ...)"
 
+    def copy_name(self, j: int) -> str:
+        """The name copy ``j`` of the unit's first node gets."""
+        return f"{self.nodes[0].name}-{SUFFIX.format(j=j)}"
+
     def _rename(self, value: Any, suffix: str) -> Any:
         if isinstance(value, str):
             return self._names.sub(lambda m: f"{m.group(0)}-{suffix}", value)

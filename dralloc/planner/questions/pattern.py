@@ -134,8 +134,8 @@ def add_nodes(cluster: Cluster, template: str, policy: str = "first", limit: int
     res = model.solve(time_limit, workers)
     ff = _ff_added(cluster, idx, policy, limit, keep)
     opt = {**_opt(res), "nodes": res.added_nodes if res.objective is not None else None}
-    if res.status == "INFEASIBLE":
-        opt["note"] = f"the demand does not fit even with {limit} added nodes"
+    if res.status == "INFEASIBLE":   # proven: no count up to the limit serves the demand
+        opt.update(proven=True, note=f"the demand does not fit even with {limit} added nodes")
     ans = Answer("add-nodes", {"policy": policy, "nodes": ff}, opt, detail={"template": template})
     if ff is not None and opt["nodes"] is not None:
         ans.gap = ff - opt["nodes"]
