@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 from dralloc.errors import InputError
@@ -125,9 +126,17 @@ def placed_gangs(placed: dict[str, str], demand: PodsDemand) -> dict[str, bool]:
     return {g: count.get(g, 0) >= gang.needed and count.get(g, 0) > 0 for g, gang in demand.gangs.items()}
 
 
+def _percent(part: int, whole: int) -> str:
+    """``part / whole`` in percent, to 5 significant digits, from exact integers."""
+    if whole <= 0:
+        return "0%"
+    return f"{float(Fraction(100 * part, whole)):.5g}%"
+
+
 def _opt(res: GeneralResult) -> dict[str, Any]:
     out: dict[str, Any] = {"status": "OPTIMAL" if res.proven else res.status, "proven": res.proven,
-                           "objective": res.value, "bound": res.bound,
+                           "objective": res.value, "bound": res.bound, "boundGap": res.bound - res.value,
+                           "boundGapPercent": _percent(res.bound - res.value, res.bound),
                            "solveSeconds": round(res.seconds, 4)}
     if res.notes:
         out["notes"] = res.notes
