@@ -10,7 +10,7 @@ pictures (--png) are written after it, into folders created as needed."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import sys
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cli import common
@@ -33,6 +33,8 @@ def register(sub: Any) -> None:
     p.add_argument("--template", metavar="NODE", help="add-nodes: the node to add copies of")
     p.add_argument("--template-file", action="append", default=[], metavar="FILE",
                    help="add-nodes: a node type (Node + slices) not part of the cluster; repeat for a sweep")
+    p.add_argument("--add", type=common.NON_NEGATIVE, default=0, metavar="N",
+                   help="fit: what if N copies of --template NODE (or of the --template-file node or block) are added")
     p.add_argument("--policy", choices=POLICIES, default="first",
                    help="node choice of the first-fit simulation: first feasible by name, or the feasible "
                         "node with the most / least DRA utilisation (as cluster-autoscaler computes it)")
@@ -43,8 +45,9 @@ def register(sub: Any) -> None:
     common.add_output(p, common.OUTPUTS, "table",
                       "output format (wide: every unit of a layout, not the first 20)")
     p.add_argument("--png", metavar="PREFIX",
-                   help="write pictures to PREFIX-compare.png, PREFIX-utilisation.png, PREFIX-occupancy.png "
-                        "(folders are created)")
+                   help="write pictures to PREFIX-compare.png, PREFIX-workloads.png, PREFIX-nodes.png, "
+                        "PREFIX-utilisation.png, PREFIX-occupancy.png, as the question calls for (folders are "
+                        "created; the files written are listed on stderr)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
     common.add_input_args(p)
     p.set_defaults(func=run)
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.planner.report.tables import render
 
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
-                   template=args.template, progress=args.progress)
+                   template=args.template, progress=args.progress, add=args.add)
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
         answers = _sweep(args, opts)
     else:
@@ -93,15 +96,6 @@ def _pictures(args: argparse.Namespace, answers: list[Answer]) -> None:
     """After the answer: a picture that cannot be written is a one-line error (exit 2)."""
     from dralloc.planner.report import plots
 
-    prefix = Path(args.png)
-    if prefix.suffix == ".png":  # "report.png" -> report-compare.png, report-occupancy.png, ...
-        prefix = prefix.with_suffix("")
-    common.output_path(f"{prefix}-compare.png", "--png")
-    plots.compare(answers, f"{prefix}-compare.png")
-    a = answers[0]
-    util = a.detail.get("utilisation")
-    if util:
-        plots.utilisation(util, f"{prefix}-utilisation.png")
-    if a.cluster is not None and a.question in ("layout", "fragmentation"):
-        assignment = a.detail.get("assignment") if a.question == "layout" else None
-        plots.occupancy(a.cluster, assignment, f"{prefix}-occupancy.png")
+    common.output_path(f"{args.png.removesuffix('.png')}-compare.png", "--png")  # folders, or a one-line error
+    for path in plots.write_all(answers, args.png):
+        print(f"wrote {path}", file=sys.stderr)
