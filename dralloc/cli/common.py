@@ -15,9 +15,12 @@ import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dralloc.errors import DrallocError, InputError
+
+if TYPE_CHECKING:
+    from dralloc.features import Features
 
 # name -> one line for `dralloc --help`, in the order it lists them
 COMMANDS = {
@@ -147,7 +150,7 @@ def _gate_names() -> list[str]:
     return sorted(GATES)
 
 
-def parse_features(text: str) -> Any:
+def parse_features(text: str) -> Features:
     """``all``, ``none`` or a comma-separated list of gate names -> Features
     (an unknown gate is an input error listing the known ones)."""
     from dralloc.features import Features
@@ -293,10 +296,4 @@ def emit_objects(docs: list[dict[str, Any]], fmt: str) -> None:
 def emit(text: str) -> None:
     """Print a result (the text as is, ending with one newline) and flush,
     so the answer is out before anything else (pictures, files) is written."""
-    try:
-        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
-    except BrokenPipeError:
-        raise
-    except OSError as e:
-        raise OutputError(f"cannot write to standard output: {e.strerror or e}") from None
-    flush_stdout()
+    to_stdout(lambda out: out.write(text if text.endswith("\n") or not text else text + "\n"))
