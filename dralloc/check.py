@@ -13,7 +13,6 @@ from dralloc.solver.outcome import Outcome, Status
 
 OPTIONAL = ("adminAccess", "tolerations", "bindingConditions", "bindingFailureConditions",
             "shareID", "consumedCapacity")
-_FIXED_SHARE = "00000000-0000-0000-0000-000000000000"
 
 
 @dataclass
@@ -86,7 +85,7 @@ def compare(sc: Scenario, got: Outcome) -> list[str]:
 
 def run_scenario(sc: Scenario, mode: str = "replay") -> Outcome:
     return allocate(sc.objects, sc.node, sc.claims, allocated=sc.allocated, features=sc.features,
-                    mode=mode, variant=sc.variant, share_ids=lambda: _FIXED_SHARE)
+                    mode=mode, variant=sc.variant)
 
 
 def check_scenario(sc: Scenario, mode: str = "replay") -> CheckResult:

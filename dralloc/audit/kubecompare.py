@@ -18,8 +18,6 @@ from dralloc.io.loader import ObjectSet
 from dralloc.models import AllocationResult, Node, ResourceClaim
 from dralloc.solver import allocate
 
-_FIXED_SHARE = "00000000-0000-0000-0000-000000000000"
-
 # rule broken by the cluster's answer -> the documented defect that produces it (spec §8)
 DEFECT_BY_RULE = {
     "match-attribute": "stale matchAttribute after backtracking (CT-8/T-21, scalar T-22)",
@@ -80,8 +78,7 @@ def _devices(a: AllocationResult | None) -> list[tuple[str, str, str, str]]:
 def _run(objs: ObjectSet, u: Unit, held: list[ResourceClaim], features: Features,
          variant: Variant | None) -> list[list[tuple[str, str, str, str]]] | str:
     bare = [c.model_copy(update={"status": None}) for c in u.claims]
-    out = allocate(objs, u.node, bare, allocated=held, features=features, mode="replay",
-                   variant=variant, share_ids=lambda: _FIXED_SHARE)
+    out = allocate(objs, u.node, bare, allocated=held, features=features, mode="replay", variant=variant)
     if not out.ok or out.allocations is None:
         return out.error or "unsatisfiable"
     return [_devices(a) for a in out.allocations]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from dralloc.checker.rules import verify_allocation
 from dralloc.errors import AllocationError, InputError
@@ -14,6 +14,8 @@ from dralloc.solver.explain_counts import candidate_report
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import ReplaySearch
 from dralloc.solver.results import build_allocation
+from dralloc.solver.shareids import ShareIDPolicy, ShareIDs, derived
+from dralloc.solver.shareids import share_ids as make_share_ids
 
 MODES = ("replay", "first-fit", "optimal")
 
@@ -61,7 +63,7 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
              claims: Iterable[ResourceClaim | str], allocated: Iterable[ResourceClaim] | None = None,
              features: Features | Iterable[str] | None = None, mode: str = "replay",
              variant: Variant | str | None = None, objective: str | None = None,
-             time_limit: float | None = None, share_ids: Callable[[], str] | None = None,
+             time_limit: float | None = None, share_ids: ShareIDPolicy = None,
              verify: bool = True) -> Outcome:
     """Allocate ``claims`` together on ``node``, as the Kubernetes scheduler
     asks its allocator to for the claims of one pod.
@@ -69,10 +71,14 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     ``allocated`` defaults to every claim in ``objects`` that has an
     allocation and is not being allocated. ``mode`` is ``replay`` (the
     Kubernetes search, step by step), ``first-fit`` (the same answer through
-    CP-SAT) or ``optimal`` (CP-SAT with ``objective``). Every answer is checked
-    by the independent verifier unless ``verify`` is False (``Outcome.verified``)."""
+    CP-SAT) or ``optimal`` (CP-SAT with ``objective``). Shares of shared
+    devices get IDs by ``share_ids``: ``derived`` (default: the same inputs
+    give the same IDs), ``random`` (fresh UUIDs, as Kubernetes), or a callable
+    returning each ID in turn. Every answer is checked by the independent
+    verifier unless ``verify`` is False (``Outcome.verified``)."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    make = make_share_ids(share_ids)
     objs = _objects(objects)
     feats = _features(features)
     var = Variant(variant) if variant is not None else feats.variant()
@@ -89,11 +95,11 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
         base.error = str(e)
         return base
     if mode == "replay":
-        out = run_replay(problem, base, share_ids, time_limit)
+        out = run_replay(problem, base, make, time_limit)
     else:
         from dralloc.solver.cpsat import solve  # OR-Tools only when asked for
 
-        out = solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=share_ids)
+        out = solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=make)
     if verify:
         check_answer(objs, problem, out)
     return out
@@ -124,18 +130,18 @@ def check_answer(objs: ObjectSet, problem: Problem, out: Outcome) -> None:
     out.defects = [describe(d) for d in named] or ["unexplained: the Kubernetes search broke a rule"]
 
 
-def run_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | None = None,
+def run_replay(problem: Problem, out: Outcome, share_ids: ShareIDs = derived,
                time_limit: float | None = None) -> Outcome:
     """The Kubernetes search; ``time_limit`` acts like the scheduler's filter
     timeout (error ``filter operation aborted: context deadline exceeded``)."""
-    search = ReplaySearch(problem, share_ids=share_ids, time_limit=time_limit)
+    search = ReplaySearch(problem, time_limit=time_limit)
     try:
         found = search.run()
         out.steps = search.steps
         if found:
             out.allocations = [
                 build_allocation(plan, search.results[plan.index], search.selected, problem.node,
-                                 problem.features, problem.variant)
+                                 problem.features, problem.variant, share_ids)
                 for plan in problem.plans
             ]
             out.status = Status.ALLOCATED

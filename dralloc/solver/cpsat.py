@@ -12,8 +12,6 @@
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Callable
 
 from ortools.sat.python import cp_model
 
@@ -27,6 +25,7 @@ from dralloc.quantity import Quantity
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import Chosen, ReplaySearch, StepLimitReached
 from dralloc.solver.results import build_allocation
+from dralloc.solver.shareids import ShareIDs, derived
 
 REPLAY_COMPARE_STEPS = 200_000
 
@@ -46,7 +45,7 @@ def _params(first_fit: bool, time_limit: float | None) -> cp_model.CpSolver:
     return solver
 
 
-def decode(enc: Encoding, solver: cp_model.CpSolver, share_ids: Callable[[], str]) -> tuple[
+def decode(enc: Encoding, solver: cp_model.CpSolver) -> tuple[
         list[list[Chosen]], dict[tuple[int, int], int], list[bool]]:
     """Chosen devices per claim in result order, chosen alternatives, claim satisfied."""
     chosen: list[list[Chosen]] = [[] for _ in enc.problem.plans]
@@ -65,17 +64,18 @@ def decode(enc: Encoding, solver: cp_model.CpSolver, share_ids: Callable[[], str
             if (p.features.consumable_capacity and pd.device.allow_multiple_allocations
                     and p.variant.value != "stable"):
                 ch.consumed = consumed_from_request(o.spec.capacity, pd.device.capacity)
-                ch.share_id = share_ids()
+                ch.multi = True
             chosen[c].append(ch)
     sat = [solver.BooleanValue(v) for v in enc.sat]
     return chosen, selected, sat
 
 
 def fill(out: Outcome, enc: Encoding, chosen: list[list[Chosen]], selected: dict[tuple[int, int], int],
-         sat: list[bool]) -> None:
+         sat: list[bool], share_ids: ShareIDs = derived) -> None:
     p = enc.problem
     out.allocations = [
-        build_allocation(plan, chosen[plan.index], selected, p.node, p.features, p.variant) if sat[plan.index]
+        build_allocation(plan, chosen[plan.index], selected, p.node, p.features, p.variant, share_ids)
+        if sat[plan.index]
         else build_allocation(plan, [], {}, p.node, p.features, p.variant).model_copy(update={"devices": None})
         for plan in p.plans
     ]
@@ -90,8 +90,7 @@ def first_fit_solve(enc: Encoding, time_limit: float | None) -> tuple[cp_model.C
 
 
 def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = None,
-          time_limit: float | None = None, share_ids: Callable[[], str] | None = None) -> Outcome:
-    ids = share_ids or (lambda: str(uuid.uuid4()))
+          time_limit: float | None = None, share_ids: ShareIDs = derived) -> Outcome:
     t0 = time.perf_counter()
     try:
         enc = encode(problem, optional_claims=(mode == "optimal" and _wants_optional(objective)))
@@ -104,13 +103,13 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
     if mode == "optimal":
         from dralloc.solver.optimal import optimize
 
-        return optimize(enc, out, objective, time_limit, ids)
+        return optimize(enc, out, objective, time_limit, share_ids)
     solver, status = first_fit_solve(enc, time_limit)
     out.solver = {"status": solver.StatusName(status), "wall_time_s": round(time.perf_counter() - t0, 6),
                   "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         try:
-            fill(out, enc, *decode(enc, solver, ids))
+            fill(out, enc, *decode(enc, solver), share_ids)
         except AllocationError as e:
             out.status, out.error, out.allocations = Status.ERROR, str(e), None
     elif status == cp_model.INFEASIBLE:

@@ -16,7 +16,6 @@ Objectives
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from fractions import Fraction
 
 from ortools.sat.python import cp_model
@@ -25,6 +24,7 @@ from dralloc.encoders.model import Encoding
 from dralloc.errors import InputError
 from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.shareids import ShareIDs
 
 OBJECTIVES = ("claims", "devices", "best-fit", "fragmentation")
 SCALE = 1000
@@ -93,7 +93,7 @@ def _best_fit(enc: Encoding) -> list[tuple[int, cp_model.IntVar]]:
 
 
 def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: float | None,
-             share_ids: Callable[[], str]) -> Outcome:
+             share_ids: ShareIDs) -> Outcome:
     names = [n.strip() for n in (objective or "claims,best-fit").split(",") if n.strip()]
     t0 = time.perf_counter()
     # first-fit floor and hint (claims optional: first-fit takes what it can in order)
@@ -127,9 +127,9 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         enc.model.ClearHints()
     out.solver = {"objectives": report, "wall_time_s": round(time.perf_counter() - t0, 6)}
     if solver is not None and status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        fill(out, enc, *decode(enc, solver, share_ids))
+        fill(out, enc, *decode(enc, solver), share_ids)
     elif ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        fill(out, enc, *decode(enc, ff_solver, share_ids))
+        fill(out, enc, *decode(enc, ff_solver), share_ids)
         out.notes.append("optimal search gave no answer in time: first-fit's answer returned")
     else:
         out.status = Status.UNSATISFIABLE

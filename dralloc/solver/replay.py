@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -49,7 +48,7 @@ class Chosen:
 
     req: RequestSpec
     pd: PoolDevice
-    share_id: str | None = None
+    multi: bool = False  # a share of a device that allows multiple allocations (gets a share ID)
     consumed: dict[str, Quantity] | None = None
     shared: dict[str, RequestCell] | None = None  # consumed entries that are the request itself (inf.Dec)
     counted: bool = False  # its counters were added to the ledger
@@ -57,7 +56,7 @@ class Chosen:
 
 class ReplaySearch:
     def __init__(self, problem: Problem, step_limit: int | None = None,
-                 share_ids: Callable[[], str] | None = None, time_limit: float | None = None) -> None:
+                 time_limit: float | None = None) -> None:
         self.p = problem
         # Kubernetes' only effort limit is the scheduler's context: a deadline
         # checked on every allocateOne entry (checked here every 1,024 steps).
@@ -78,7 +77,6 @@ class ReplaySearch:
         self.selected: dict[tuple[int, int], int] = {}
         self.candidates = [pd for pool in problem.pools if pool.usable for pd in pool.devices]
         self.events: set[str] = set()
-        self._new_share_id = share_ids or (lambda: str(uuid.uuid4()))
 
     # ------------------------------------------------------------ search
     def run(self) -> bool:
@@ -257,7 +255,7 @@ class ReplaySearch:
                     chosen.consumed, chosen.shared = consumed_from_request_live(cells, dev.capacity)
                 else:
                     chosen.consumed = consumed_from_request(req.capacity, dev.capacity)
-                chosen.share_id = self._new_share_id()
+                chosen.multi = True
                 tent = self.allocating_capacity.setdefault(pd.id, {})
                 for k, q in chosen.consumed.items():
                     tent[k] = tent.get(k, Fraction(0)) + q.value

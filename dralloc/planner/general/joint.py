@@ -248,10 +248,9 @@ class JointModel:
         return res
 
     def _decode(self, solver: cp_model.CpSolver, res: PartResult) -> None:
-        ids = itertools.count()
         for ne in self.encs:
             out = Outcome(Status.ERROR, "optimal", ne.node.name, [])
-            fill(out, ne.enc, *decode(ne.enc, solver, lambda: f"joint-share-{next(ids)}"))
+            fill(out, ne.enc, *decode(ne.enc, solver))
             assert out.allocations is not None
             mine: list[ResourceClaim] = []
             for key, idx in ne.slots.items():
