@@ -26,6 +26,7 @@ from dralloc.errors import InputError
 from dralloc.models import ResourceClaim
 from dralloc.solver.api import MODES, allocate
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.shareids import POLICIES
 
 EXIT_OK, EXIT_UNSATISFIABLE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -49,6 +50,9 @@ def register(sub: Any) -> None:
     p.add_argument("--objective", help="optimal mode: comma-separated objectives, in priority order")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout")
+    p.add_argument("--share-ids", choices=POLICIES, default="derived",
+                   help="shareIDs of shared (consumable-capacity) devices: derived from the claim and result "
+                        "(default: the same inputs give the same output) or random UUIDs, as Kubernetes writes")
     p.add_argument("--all-nodes", action="store_true",
                    help="try every Node in the files (as the scheduler's filter does) and print one line per node")
     p.add_argument("-o", "--output", choices=("yaml", "json", "table"), default="yaml", help="output format")
@@ -102,7 +106,8 @@ def run_all_nodes(args: argparse.Namespace) -> int:
     rows = [("NODE", "RESULT", "DEVICES")]
     fits = 0
     for node in sorted(objs.nodes, key=lambda n: n.name):
-        out = allocate(objs, node, claims, features=features, mode=mode, time_limit=args.time_limit)
+        out = allocate(objs, node, claims, features=features, mode=mode, time_limit=args.time_limit,
+                       share_ids=args.share_ids)
         if out.status is Status.ALLOCATED:
             fits += 1
             devs = [f"{r.request}={r.pool}/{r.device}" for a in out.allocations or []
@@ -123,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     objs, node, claims, features = resolve(args)
     mode = args.mode or default_mode()
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit)
+                   time_limit=args.time_limit, share_ids=args.share_ids)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:

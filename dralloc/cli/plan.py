@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("-o", "--output", choices=("table", "yaml", "json"), default="table")
     p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, PREFIX-utilisation.png, PREFIX-occupancy.png)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
+    p.add_argument("--timings", action="store_true",
+                   help="also print how long each model took (wall-clock: left out by default, so that the "
+                        "same inputs always print the same bytes)")
     p.set_defaults(func=run)
 
 
@@ -61,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         answers = [answer(args.question, objs, opts, tmpl)]
         if args.png:
             _pictures(args, answers)
-    print(render(answers, args.output))
+    print(render(answers, args.output, args.timings))
     sys.stdout.flush()
     return 0
 

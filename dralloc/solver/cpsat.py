@@ -25,21 +25,18 @@ from dralloc.quantity import Quantity
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import Chosen, ReplaySearch, StepLimitReached
 from dralloc.solver.results import build_allocation
+from dralloc.solver.search import fixed_search
 from dralloc.solver.shareids import ShareIDs, derived
 
 REPLAY_COMPARE_STEPS = 200_000
 
 
 def _params(first_fit: bool, time_limit: float | None) -> cp_model.CpSolver:
+    if first_fit:
+        return fixed_search(time_limit)
     solver = cp_model.CpSolver()
     p = solver.parameters
-    if first_fit:
-        p.search_branching = cp_model.FIXED_SEARCH
-        p.num_workers = 1
-        p.cp_model_presolve = False
-        p.stop_after_first_solution = True
-    else:
-        p.num_workers = 2
+    p.num_workers = 2
     if time_limit is not None:
         p.max_time_in_seconds = float(time_limit)
     return solver

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import yaml
@@ -38,7 +39,18 @@ def table(answers: list[Answer]) -> str:
     return "\n".join(out)
 
 
-def render(answers: list[Answer], fmt: str) -> str:
+TIMINGS = ("solveSeconds",)  # wall-clock fields: left out unless asked for, so equal inputs print equal bytes
+
+
+def without_timings(answers: list[Answer]) -> list[Answer]:
+    return [replace(a, first_fit={k: v for k, v in a.first_fit.items() if k not in TIMINGS},
+                    optimal={k: v for k, v in a.optimal.items() if k not in TIMINGS}) for a in answers]
+
+
+def render(answers: list[Answer], fmt: str, timings: bool = False) -> str:
+    """The answers as ``fmt``; wall-clock times only with ``timings``."""
+    if not timings:
+        answers = without_timings(answers)
     data = [a.as_dict() for a in answers]
     if fmt == "json":
         return json.dumps(data if len(data) != 1 else data[0], indent=2, sort_keys=False)
