@@ -8,19 +8,28 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from verify_build import DRIVER, claim, dclass, device, exact, node, pod, rslice, state
 
 from dralloc.audit import verify_state
 from dralloc.checker import ERROR
+from dralloc.errors import InputErrors
 from dralloc.features import Features
+from dralloc.validation import apply_defaults
 
 ALL = Features.from_gates(["DRAAdminAccess", "DRAPrioritizedList", "DRAPartitionableDevices",
                            "DRADeviceTaints", "DRAConsumableCapacity", "DRADeviceBindingConditions"])
 SHARE = "4b0e5d4c-9e7a-5f7e-8a55-0d1c2b3a4f5e"
 
 
-def rules(items: list[dict[str, Any]], features: Features = ALL) -> set[str]:
-    rep = verify_state(state(items), features, compare=False, pending=False)
+def rules(items: list[dict[str, Any]], features: Features = ALL, admitted: bool = True) -> set[str]:
+    """The rules broken; ``admitted=False`` skips the front door's validation
+    (as for the allocator's own input) to reach the checker alone."""
+    objs = state(items)
+    if not admitted:
+        apply_defaults(objs)
+        objs.admitted = True
+    rep = verify_state(objs, features, compare=False, pending=False)
     return {f.rule for f in rep.findings if f.level == ERROR}
 
 
@@ -103,7 +112,7 @@ def test_binding_conditions_are_the_devices() -> None:
 
 def test_binding_conditions_absent_with_the_feature_off() -> None:
     plain = one()
-    result(plain[-1])["bindingConditions"] = ["attached"]
+    result(plain[-1]).update(bindingConditions=["attached"], bindingFailureConditions=["failed"])
     assert rules(plain) == {"binding-conditions"}
     assert rules(one(), Features.from_gates(["DRAAdminAccess"])) == set()
 
@@ -125,7 +134,9 @@ def test_share_id_is_present_exactly_on_shared_devices() -> None:
     assert "share-id" in rules(no_id)
     bad = copy.deepcopy(items)
     result(bad[-1])["shareID"] = "share-1"
-    assert rules(bad) == {"share-id"}
+    with pytest.raises(InputErrors, match="not a lower-case UUID"):  # the front door refuses it...
+        rules(bad)
+    assert rules(bad, admitted=False) == {"share-id"}               # ...and the checker on its own too
     plain = one()
     result(plain[-1])["shareID"] = SHARE
     assert rules(plain) == {"share-id"}

@@ -16,9 +16,12 @@ from typing import Any
 from dralloc.audit import verify_state
 from dralloc.check import run_scenario
 from dralloc.checker import ERROR, Finding
+from dralloc.errors import InputErrors
 from dralloc.features import Features, Variant
 from dralloc.io.loader import ObjectSet, parse_object
 from dralloc.io.scenario import Scenario
+from dralloc.validation import apply_defaults
+from dralloc.validation.admission import admit
 
 Doc = dict[str, Any]
 
@@ -35,6 +38,7 @@ class Base:
     twin: str = ""                      # another Node with the same labels
     targets: list[str] = field(default_factory=list)   # keys of the claims the replay allocated
     baseline: frozenset[str] = frozenset()  # findings the state has before any corruption (on other claims)
+    admissible: bool = True                  # the front door accepts the valid state
 
     def copy(self) -> list[Doc]:
         return copy.deepcopy(self.items)
@@ -49,13 +53,33 @@ class Base:
         return [_key(f) for f in self.findings(items) if _key(f) not in self.baseline]
 
     def findings(self, items: list[Doc]) -> list[Finding]:
-        objs = ObjectSet()
-        for i, it in enumerate(items):
-            obj = parse_object(it, f"{self.name}#{i}")
-            assert obj is not None
-            objs.add(obj)
+        """What the rule checker finds (the audit's part 1). The state goes
+        through the API server's defaults but not its validation: scenario
+        objects are the allocator's own input (docs/inputs.md), and the
+        checker must catch a broken allocation whether or not the front door
+        would also refuse it (:func:`door_refuses` tells)."""
+        objs = _parse(self.name, items)
+        apply_defaults(objs)
+        objs.admitted = True
         rep = verify_state(objs, self.features, self.variant, compare=False, pending=False)
         return [f for f in rep.findings if f.level == ERROR]
+
+    def door_refuses(self, items: list[Doc]) -> str:
+        """The first reason the front door (admission) refuses ``items``, or ""."""
+        try:
+            admit(_parse(self.name, items))
+        except InputErrors as e:
+            return str(e.errors[0]) if e.errors else str(e)
+        return ""
+
+
+def _parse(name: str, items: list[Doc]) -> ObjectSet:
+    objs = ObjectSet()
+    for i, it in enumerate(items):
+        obj = parse_object(it, f"{name}#{i}")
+        assert obj is not None
+        objs.add(obj)
+    return objs
 
 
 def _key(f: Finding) -> str:
@@ -129,6 +153,7 @@ def base_from_scenario(sc: Scenario) -> Base | str:
     # The claims allocated before are the scenario's (often synthetic: a request
     # named "allocated", no node selector): what they break is the baseline.
     base.baseline = frozenset(_key(f) for f in found)
+    base.admissible = not base.door_refuses(items)
     return base
 
 

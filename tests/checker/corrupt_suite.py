@@ -33,12 +33,14 @@ class ClassStats:
     not_violation: int = 0    # not a violation, and the state stayed clean
     missed: list[str] = field(default_factory=list)       # a violation the checker did not flag as expected
     false_alarms: list[str] = field(default_factory=list)  # not a violation, yet flagged
+    door: int = 0             # a violation the front door (admission) refuses too, on an admissible state
 
 
 @dataclass
 class SuiteResult:
     seed: int
     bases: int = 0
+    admissible: int = 0       # of the states, those the front door accepts as they are
     excluded: dict[str, int] = field(default_factory=dict)   # why a scenario gave no valid state
     classes: dict[str, ClassStats] = field(default_factory=dict)
     seconds: float = 0.0
@@ -48,11 +50,11 @@ class SuiteResult:
         return [f"{name}: {m}" for name, s in self.classes.items() for m in (*s.missed, *s.false_alarms)]
 
     def table(self) -> str:
-        rows = ["| corruption | tried | flagged | not a violation | missed | false alarms |",
-                "|---|---:|---:|---:|---:|---:|"]
+        rows = ["| corruption | tried | flagged | not a violation | missed | false alarms | also refused at admission |",
+                "|---|---:|---:|---:|---:|---:|---:|"]
         for name, s in self.classes.items():
             rows.append(f"| {name} | {s.tried} | {s.flagged} | {s.not_violation} | {len(s.missed)} | "
-                        f"{len(s.false_alarms)} |")
+                        f"{len(s.false_alarms)} | {s.door} |")
         return "\n".join(rows)
 
 
@@ -83,6 +85,8 @@ def apply(base: Base, corrupt: Corrupter, rng: random.Random, stats: ClassStats)
             stats.not_violation += 1
     elif c.expect in rules:
         stats.flagged += 1
+        if base.admissible and base.door_refuses(c.items):
+            stats.door += 1
     else:
         stats.missed.append(f"{where}: expected [{c.expect}], got {sorted(rules) or 'a clean state'}")
 
@@ -90,7 +94,7 @@ def apply(base: Base, corrupt: Corrupter, rng: random.Random, stats: ClassStats)
 def run(base_list: list[Base], seed: int, per_class: int = 1, classes: tuple[Corrupter, ...] = CLASSES,
         progress: bool = False) -> SuiteResult:
     """``per_class`` corruptions of every class on every base."""
-    res = SuiteResult(seed, len(base_list))
+    res = SuiteResult(seed, len(base_list), sum(b.admissible for b in base_list))
     res.classes = {c.__name__: ClassStats() for c in classes}
     t0 = time.perf_counter()
     for i, base in enumerate(base_list):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from commands import COMMANDS, SHARED
 
-from dralloc.io.loader import load_strict
+from dralloc.io.loader import load
 from dralloc.solver import allocate
 from dralloc.solver.shareids import derived
 
@@ -37,7 +37,7 @@ def test_every_command_prints_the_same_bytes_in_every_process() -> None:
 
 
 def _shares(share_ids: str | None = None) -> list[str]:
-    objs = load_strict([SHARED])
+    objs = load([SHARED])
     out = allocate(objs, "node-1", objs.claims, features=["DRAConsumableCapacity"], mode="first-fit",
                    share_ids=share_ids)
     assert out.ok and out.allocations is not None
@@ -54,7 +54,7 @@ def test_share_ids_are_derived_unique_uuids_by_default_and_random_on_request() -
 
 
 def test_derived_share_ids_differ_per_claim_result_request_and_device() -> None:
-    objs = load_strict([SHARED])
+    objs = load([SHARED])
     a, b = objs.claims[0], objs.claims[1]
     base = derived(a, 0, "gpu", "d/p/gpu-0")
     assert base == derived(a, 0, "gpu", "d/p/gpu-0")
