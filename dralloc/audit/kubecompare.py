@@ -27,6 +27,7 @@ DEFECT_BY_RULE = {
     "double-allocation": "double allocation",
     "capacity": "counters/capacity of shared devices (T-12, T-41)",
     "all-devices": "All with a prioritized list or an invalid/incomplete pool (T-6..T-9)",
+    "consumed-capacity": "a capacity request Go holds as inf.Dec grows in place (quantity-dec-aliasing)",
 }
 
 
