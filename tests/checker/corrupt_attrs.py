@@ -10,7 +10,16 @@ import copy
 import random
 from typing import Any
 
-from corrupt_base import Base, Doc, device_doc, key_of, request_spec, results, target_claims
+from corrupt_base import (
+    Base,
+    Doc,
+    device_doc,
+    key_of,
+    plain_pool,
+    request_spec,
+    results,
+    target_claims,
+)
 from corrupt_results import Corruption
 
 from dralloc.cel import CELCompileError, CELRuntimeError, DeviceView, compile_selector
@@ -52,19 +61,22 @@ def _applies(con: Doc, request: str) -> bool:
     return not names or request.partition("/")[0] in names or request in names
 
 
-def _held(items: list[Doc], c: Doc, con: Doc) -> list[tuple[Doc, Doc]]:
-    """(result, device) of the claim the constraint applies to."""
+def _held(items: list[Doc], c: Doc, con: Doc) -> list[tuple[Doc, Doc]] | None:
+    """(result, device) of the claim the constraint applies to; None when one
+    of them is in a pool whose copies of a device a node may not see alike."""
     out = []
     for r in results(c):
         sd = device_doc(items, r)
         if sd is not None and _applies(con, r["request"]):
+            if not plain_pool(items, r):
+                return None
             out.append((r, sd[1]))
     return out
 
 
 def _values(items: list[Doc], c: Doc, con: Doc, name: str, set_mode: bool) -> list[tuple[str, frozenset[Any]] | None]:
     out = []
-    for r, dev in _held(items, c, con):
+    for r, dev in _held(items, c, con) or []:
         found = _lookup(dev, r["driver"], name)
         out.append(_value(found[0][found[1]], set_mode) if found else None)
     return out
@@ -111,12 +123,12 @@ def match_broken(base: Base, rng: random.Random) -> Corruption | None:
     """One constrained device gets a value none of the others has."""
     items = base.copy()
     cands = [(c, con) for c, con in _constrained(base, items, "matchAttribute")
-             if len({(r["driver"], r["pool"], r["device"]) for r, _ in _held(items, c, con)}) > 1]
+             if len({(r["driver"], r["pool"], r["device"]) for r, _ in _held(items, c, con) or []}) > 1]
     if not cands:
         return None
     c, con = rng.choice(cands)
     name, sm = con["matchAttribute"], _set_mode(base)
-    r, dev = rng.choice(_held(items, c, con))
+    r, dev = rng.choice(_held(items, c, con) or [])
     found = _lookup(dev, r["driver"], name)
     if found is None:
         return None
@@ -130,7 +142,7 @@ def distinct_broken(base: Base, rng: random.Random) -> Corruption | None:
     items = base.copy()
     cands = []
     for c, con in _constrained(base, items, "distinctAttribute"):
-        held = _held(items, c, con)
+        held = _held(items, c, con) or []
         cands += [(c, con, a, b) for a in held for b in held
                   if a[1] is not b[1] and _lookup(a[1], a[0]["driver"], con["distinctAttribute"])
                   and _lookup(b[1], b[0]["driver"], con["distinctAttribute"])]
@@ -166,7 +178,8 @@ def selector_broken(base: Base, rng: random.Random) -> Corruption | None:
     """An attribute of a chosen device changed (or removed) so that a selector
     of its request no longer matches; None when no single change does."""
     items = base.copy()
-    cands = [(c, r) for c in target_claims(base, items) for r in results(c) if device_doc(items, r)]
+    cands = [(c, r) for c in target_claims(base, items) for r in results(c)
+             if device_doc(items, r) and plain_pool(items, r)]
     rng.shuffle(cands)
     for c, r in cands:
         _, dev = device_doc(items, r)  # type: ignore[misc]

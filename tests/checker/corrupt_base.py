@@ -202,6 +202,18 @@ def device_doc(items: list[Doc], r: Doc) -> tuple[Doc, Doc] | None:
     return None
 
 
+def plain_pool(items: list[Doc], r: Doc) -> bool:
+    """The result's pool has slices of one generation only, as many as each
+    says. With several generations, or counts that disagree with the slices,
+    which copy of a device a node sees depends on completeness (PG-6..PG-10):
+    the classes that edit or move a device leave such pools alone, so that
+    their verdict is the spec's, not a guess."""
+    mine = [s["spec"]["pool"] for s in slices(items)
+            if (s["spec"]["driver"], s["spec"]["pool"]["name"]) == (r["driver"], r["pool"])]
+    return len({p.get("generation", 0) for p in mine}) == 1 and all(
+        p.get("resourceSliceCount") == len(mine) for p in mine)
+
+
 def request_spec(c: Doc, name: str) -> Doc | None:
     """The (sub-)request a result's request name refers to (with defaults)."""
     base, _, sub = name.partition("/")

@@ -15,6 +15,7 @@ from corrupt_base import (
     key_of,
     newest,
     node_doc,
+    plain_pool,
     pods,
     request_spec,
     target_claims,
@@ -81,17 +82,23 @@ def taint_added(base: Base, rng: random.Random) -> Corruption | None:
     """A violation when DRADeviceTaints is on and the request does not
     tolerate the taint (Kubernetes ignores taints with the feature off)."""
     items = base.copy()
-    got = _target_device(base, items, rng)
+    got = _target_device(base, items, rng, lambda r, s, d: plain_pool(items, r))
     if got is None:
         return None
     c, r, _, dev = got
     taint = {"key": "dralloc.test/corrupt", "value": "x", "effect": rng.choice(("NoSchedule", "NoExecute"))}
     dev.setdefault("taints", []).append(taint)
-    tols = [DeviceToleration.model_validate(t) for t in (request_spec(c, r["request"]) or {}).get("tolerations") or []]
-    tolerated = any(tolerates(t, DeviceTaint.model_validate(taint)) for t in tols)
+    dev_id = (r["driver"], r["pool"], r["device"])
+    holders = [(o, x) for o, x in all_results(items) if (x["driver"], x["pool"], x["device"]) == dev_id]
+    tolerated = all(_tolerates(o, x, taint) for o, x in holders)  # every request holding the device
     broken = base.features.device_taints and not tolerated
-    why = "tolerated" if tolerated else "DRADeviceTaints off" if not broken else "untolerated"
+    why = "tolerated by every holder" if tolerated else "DRADeviceTaints off" if not broken else "untolerated"
     return Corruption(items, "taint" if broken else None, f"{taint['effect']} taint on {r['device']} ({why})")
+
+
+def _tolerates(c: Doc, r: Doc, taint: Doc) -> bool:
+    tols = (request_spec(c, r["request"]) or {}).get("tolerations") or []
+    return any(tolerates(DeviceToleration.model_validate(t), DeviceTaint.model_validate(taint)) for t in tols)
 
 
 def _used_counters(items: list[Doc], driver: str, pool: str) -> dict[tuple[str, str], Fraction]:
@@ -114,7 +121,7 @@ def _used_counters(items: list[Doc], driver: str, pool: str) -> dict[tuple[str, 
 def counter_shrunk(base: Base, rng: random.Random) -> Corruption | None:
     """A counter the held devices consume is set below their consumption."""
     items = base.copy()
-    pools = sorted({(r["driver"], r["pool"]) for _, r in all_results(items)})
+    pools = sorted({(r["driver"], r["pool"]) for _, r in all_results(items) if plain_pool(items, r)})
     cands = []
     for driver, pool in pools:
         used = _used_counters(items, driver, pool)
@@ -141,7 +148,8 @@ def capacity_shrunk(base: Base, rng: random.Random) -> Corruption | None:
             for name, q in (r.get("consumedCapacity") or {}).items():
                 k = (r["driver"], r["pool"], r["device"], name)
                 total[k] = total.get(k, Fraction(0)) + Quantity.parse(q).value
-    cands = sorted(k for k, v in total.items() if v > 0)
+    cands = sorted(k for k, v in total.items() if v > 0
+                   and plain_pool(items, {"driver": k[0], "pool": k[1]}))
     if not cands:
         return None
     k = rng.choice(cands)
@@ -158,7 +166,7 @@ def device_moved(base: Base, rng: random.Random) -> Corruption | None:
         return None
     items = base.copy()
     got = _target_device(base, items, rng, lambda r, s, d: not s["spec"].get("perDeviceNodeSelection")
-                         and _one_generation(items, r))
+                         and plain_pool(items, r))
     if got is None:
         return None
     c, r, s, dev = got
@@ -172,20 +180,9 @@ def device_moved(base: Base, rng: random.Random) -> Corruption | None:
     return Corruption(items, "device-on-node", f"{r['device']} of {key_of(c)} moved to a slice of {base.twin}")
 
 
-def _one_generation(items: list[Doc], r: Doc) -> bool:
-    """The pool has slices of one generation only, as many as each says: with
-    several generations, or counts that disagree with the slices, which slices
-    a node uses depends on completeness (PG-6..PG-10), so a move or a count
-    change does not decide the class."""
-    mine = [s["spec"]["pool"] for s in items if s["kind"] == "ResourceSlice"
-            and (s["spec"]["driver"], s["spec"]["pool"]["name"]) == (r["driver"], r["pool"])]
-    return len({p.get("generation", 0) for p in mine}) == 1 and all(
-        p.get("resourceSliceCount") == len(mine) for p in mine)
-
-
 def pool_incomplete(base: Base, rng: random.Random) -> Corruption | None:
     items = base.copy()
-    got = _target_device(base, items, rng, lambda r, s, d: _one_generation(items, r))
+    got = _target_device(base, items, rng, lambda r, s, d: plain_pool(items, r))
     if got is None:
         return None
     _, r, _, _ = got
