@@ -222,3 +222,13 @@ def test_pod_on_a_node_missing_from_the_state_is_flagged() -> None:
     network = [node(), dclass(), rslice("s1", [device("d1")], node=None),
                claim("c", [exact()], [("req-0", "d1")], node=None), pod("p", "c", node_name="gone")]
     assert rules(network) == {"pod-node"}  # usable anywhere, but the Node does not exist
+
+
+def test_pod_moved_to_a_node_the_claim_admits_stays_clean() -> None:
+    """Not a violation: a claim without a nodeSelector (network-attached
+    devices) may be used on any node; one pinned to node-1 may not move."""
+    network = [node(), node("node-2"), dclass(), rslice("s1", [device("d1")], node=None),
+               claim("c", [exact()], [("req-0", "d1")], node=None), pod("p", "c", node_name="node-2")]
+    assert rules(network) == set()
+    local = one() + [node("node-2"), pod("p", "c", node_name="node-2")]
+    assert "pod-node" in rules(local)
