@@ -59,6 +59,7 @@ class PendingAnalysis:
     features: Features
     variant: Variant | None
     budget: Budget = field(default_factory=Budget)
+    stopped: list[str] = field(default_factory=list)  # nodes where a replay hit its time limit
     cluster: Cluster = field(init=False)
 
     def __post_init__(self) -> None:
@@ -75,7 +76,10 @@ class PendingAnalysis:
     def try_on(self, node: Node, claims: list[ResourceClaim]) -> Outcome | None:
         if not self.budget.take():
             return None
-        return self.cluster.allocate(node, claims, mode="replay")
+        out = self.cluster.allocate(node, claims, mode="replay")
+        if any(n.startswith("replay stopped") for n in out.notes):
+            self.stopped.append(node.name)
+        return out
 
     def fits(self, claims: list[ResourceClaim], nodes: list[Node]) -> tuple[Node, list[ResourceClaim]] | None:
         """The first of ``nodes`` where the claims fit, and the claims as
@@ -127,6 +131,10 @@ def analyse_pending(state: ClusterState, features: Features, variant: Variant | 
     if pa.budget.calls < 0:
         findings.append(Finding(INFO, "pending", "", "the pending-pod analysis ran out of its budget of "
                                 f"{budget} allocation calls; some answers are incomplete"))
+    if pa.stopped:
+        findings.append(Finding(INFO, "pending", "", f"{len(pa.stopped)} allocation call(s) stopped at the "
+                                "replay's time limit (nodes " + ", ".join(sorted(set(pa.stopped))) + "); "
+                                "they count as not fitting, so some answers are incomplete"))
     return findings, entries
 
 

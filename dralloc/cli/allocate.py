@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from dralloc.cli.inputs import add_target_args, resolve
+from dralloc.cli.inputs import add_compare_args, add_target_args, resolve
 from dralloc.cluster import Cluster
 from dralloc.errors import InputError
 from dralloc.models import ResourceClaim
@@ -45,6 +45,7 @@ def register(sub: Any) -> None:
     p.add_argument("--share-ids", choices=POLICIES, default="derived",
                    help="shareIDs of shared (consumable-capacity) devices: derived from the claim and result "
                         "(default: the same inputs give the same output) or random UUIDs, as Kubernetes writes")
+    add_compare_args(p)
     p.add_argument("--all-nodes", action="store_true",
                    help="try every Node in the files (as the scheduler's filter does, in its node order: zones "
                         "in turn, nodes in file order) and print one line per node")
@@ -99,7 +100,8 @@ def run_all_nodes(args: argparse.Namespace) -> int:
     rows = [("NODE", "RESULT", "DEVICES")]
     fits = 0
     cluster = Cluster(objs, features=features, admission=admitted)
-    for node, out in cluster.each_node(claims, mode=mode, time_limit=args.time_limit, share_ids=args.share_ids):
+    for node, out in cluster.each_node(claims, mode=mode, time_limit=args.time_limit, compare=args.compare,
+                                       compare_time_limit=args.compare_time_limit, share_ids=args.share_ids):
         if out.status is Status.ALLOCATED:
             fits += 1
             devs = [f"{r.request}={r.pool}/{r.device}" for a in out.allocations or []
@@ -120,11 +122,15 @@ def run(args: argparse.Namespace) -> int:
     objs, node, claims, features, admitted = resolve(args)
     mode = args.mode
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit, share_ids=args.share_ids, admission=admitted)
+                   time_limit=args.time_limit, share_ids=args.share_ids, admission=admitted, compare=args.compare,
+                   compare_time_limit=args.compare_time_limit)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:
             print(f"  note: {n}", file=sys.stderr)
+    elif out.kubernetes is not None and (out.kubernetes.same is False or out.kubernetes.how == "stopped"):
+        # first-fit follows the rules; where Kubernetes answers otherwise (or may), say so
+        print(f"dralloc allocate: note: {out.kubernetes}", file=sys.stderr)
     if out.status is Status.ALLOCATED:
         _print(claims, out, args.output)
         return EXIT_OK

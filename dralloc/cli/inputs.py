@@ -179,3 +179,23 @@ def resolve(args: argparse.Namespace) -> Target:
 def problem_from_args(args: argparse.Namespace) -> Problem:
     objs, node, claims, features, _ = resolve(args)
     return build_problem(objs.slices, objs.classes, node, claims, allocated_claims(objs, claims), features)
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return v
+
+
+def add_compare_args(p: argparse.ArgumentParser) -> None:
+    """first-fit against Kubernetes' own answer (``allocate(compare=...)``)."""
+    p.add_argument("--compare", choices=("auto", "always", "never"), default="auto",
+                   help="first-fit: find out Kubernetes' own answer -- auto: replay its search only where a "
+                        "documented defect can fire and no proof settles it; always: replay every time; "
+                        "never: skip (default: %(default)s)")
+    p.add_argument("--compare-time-limit", type=_seconds, metavar="SECONDS", default=None,
+                   help="first-fit: time limit of that replay (default: 2)")

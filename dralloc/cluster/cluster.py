@@ -24,7 +24,6 @@ from dralloc.features import Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io.loader import ObjectSet, load
 from dralloc.models import Node, Pod, ResourceClaim, TypedObject
-from dralloc.solver.api import _features as resolve_features
 from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.shareids import ShareIDPolicy
@@ -49,7 +48,7 @@ class Cluster(ClusterStore):
     def __init__(self, objects: ObjectSet | Iterable[TypedObject] = (),
                  features: Features | Iterable[str] | None = None, variant: Variant | str | None = None,
                  admission: bool = True) -> None:
-        feats = resolve_features(features)
+        feats = Features.of(features)
         super().__init__(feats, Variant(variant) if variant is not None else feats.variant(), admission)
         objs = objects if isinstance(objects, ObjectSet) else ObjectSet.of(list(objects))
         if admission:
@@ -74,7 +73,8 @@ class Cluster(ClusterStore):
 
     def allocate(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None,
                  mode: str | None = None, objective: str | None = None, time_limit: float | None = None,
-                 share_ids: ShareIDPolicy = None, verify: bool = True) -> Outcome:
+                 share_ids: ShareIDPolicy = None, verify: bool = True, compare: str = "auto",
+                 compare_time_limit: float | None = None) -> Outcome:
         """Allocate ``claims`` (objects or ``namespace/name`` keys), or the
         claims of ``pod``, together on ``node``, as :func:`dralloc.solver.allocate`
         does with this cluster's objects. ``node`` is a Node or the name of
@@ -87,7 +87,8 @@ class Cluster(ClusterStore):
         extra: dict[str, Any] = {"mode": mode} if mode is not None else {}
         return allocate(view.objects, target, todo, allocated=held, features=self.features,
                         variant=self.variant, objective=objective, time_limit=time_limit,
-                        share_ids=share_ids, verify=verify, admission=False, **extra)
+                        share_ids=share_ids, verify=verify, admission=False, compare=compare,
+                        compare_time_limit=compare_time_limit, **extra)
 
     def each_node(self, claims: ClaimsArg = None, *, pod: PodArg = None,
                   nodes: Iterable[Node | str] | None = None, **how: Any) -> Iterator[tuple[Node, Outcome]]:

@@ -118,8 +118,8 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
         found = solver
-        val = int(solver.ObjectiveValue())
-        bound = int(solver.BestObjectiveBound())
+        val = round(solver.ObjectiveValue())
+        bound = round(solver.BestObjectiveBound())
         report.append({"objective": name, "value": val, "bound": bound, "gap": abs(bound - val),
                        "status": solver.StatusName(status)})
         # keep this objective's value (proven) or at least it (time limit) for the next ones

@@ -253,7 +253,7 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
     code = solver.solve(m)
     out = BlockSolution(solver.status_name(code), block_types=len(btypes), layouts=len(x))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        out.value, out.bound = int(solver.objective_value), int(solver.best_objective_bound)
+        out.value, out.bound = round(solver.objective_value), round(solver.best_objective_bound)
         # the canonical answer among equally good ones: block types' layouts, then groups' kinds, in order
         canon, ok = tie_break(m, objective, True, out.value, code == cp_model.OPTIMAL,
                               [x[k] for k in sorted(x)] + [y[k] for k in sorted(y)], time_limit)

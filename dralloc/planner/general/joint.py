@@ -255,8 +255,8 @@ class JointModel:
         code = solver.solve(self.m)
         res = PartResult(solver.status_name(code))
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            res.bound = int(solver.best_objective_bound)
-            res.value = int(solver.objective_value)
+            res.bound = round(solver.best_objective_bound)
+            res.value = round(solver.objective_value)
             canon, ok = tie_break(self.m, self.objective, True, res.value, code == cp_model.OPTIMAL,
                                   self.order(), time_limit)
             self._decode(canon if ok else solver, res)

@@ -126,8 +126,8 @@ class PatternModel:
         res = PatternResult(solver.status_name(code), wall_time=solver.wall_time)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return res
-        res.objective = int(solver.objective_value)
-        res.bound = int(solver.best_objective_bound)
+        res.objective = round(solver.objective_value)
+        res.bound = round(solver.best_objective_bound)
         if self.objective is not None:  # the canonical one among equally good answers
             canon, ok = tie_break(self.model, self.objective, self.maximize, res.objective,
                                   code == cp_model.OPTIMAL, self.order(), time_limit)

@@ -16,6 +16,7 @@ from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, ResourceClaim, ResourceClaimStatus
 from dralloc.planner.simulate.firstfit import Placement
 from dralloc.planner.view.demand import Demand
+from dralloc.solver import Status
 
 
 @dataclass
@@ -23,6 +24,7 @@ class ReplayResult:
     placed: list[Placement] = field(default_factory=list)
     claims: list[ResourceClaim] = field(default_factory=list)   # allocated, in placement order
     served: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)  # allocation calls that failed with an error (e.g. a time limit)
 
 
 def claim_for(demand: Demand, workload: str, replica: int) -> ResourceClaim:
@@ -47,6 +49,8 @@ def simulate_replay(objs: ObjectSet, demand: Demand, features: Features, mode: s
                     continue
                 res = cluster.allocate(node, [claim], mode=mode)
                 if not res.ok or not res.allocations:
+                    if res.status is Status.ERROR:
+                        out.errors.append(f"{claim.key} on node {node.name}: {res.error}")
                     full.add((w.type, node.name))
                     continue
                 done = claim.model_copy(update={"status": ResourceClaimStatus(allocation=res.allocations[0])})
