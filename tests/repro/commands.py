@@ -34,6 +34,8 @@ COMMANDS: dict[str, list[str]] = {
     "plan layout (pattern model)": ["plan", "layout", *map(str, sorted((PLANNER / "layout").glob("*.yaml"))),
                                     "-o", "yaml"],
     "plan fit (joint model)": ["plan", "fit", *map(str, sorted((PLANNER / "general").glob("*.yaml"))), "-o", "yaml"],
+    "plan fit (mixed model, gangs)": ["plan", "fit", *map(str, sorted((PLANNER / "gangs").glob("*.yaml"))),
+                                      "-o", "yaml"],
     "plan add-nodes": ["plan", "add-nodes", str(PLANNER / "add-nodes" / "cluster.yaml"),
                        str(PLANNER / "add-nodes" / "demand.yaml"), "--template-file",
                        str(PLANNER / "add-nodes" / "node-type.yaml"), "-o", "yaml"],

@@ -45,12 +45,19 @@ def table(answers: list[Answer]) -> str:
     return "\n".join(out)
 
 
-TIMINGS = ("solveSeconds",)  # wall-clock fields: left out unless asked for, so equal inputs print equal bytes
+def _timing(key: str) -> bool:
+    """Wall-clock fields (``solveSeconds``, ``simulationSeconds``, ...): left
+    out unless asked for, so that equal inputs print equal bytes."""
+    return key.endswith("Seconds")
+
+
+def _untimed(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if not _timing(k)}
 
 
 def without_timings(answers: list[Answer]) -> list[Answer]:
-    return [replace(a, first_fit={k: v for k, v in a.first_fit.items() if k not in TIMINGS},
-                    optimal={k: v for k, v in a.optimal.items() if k not in TIMINGS}) for a in answers]
+    return [replace(a, first_fit=_untimed(a.first_fit), optimal=_untimed(a.optimal), detail=_untimed(a.detail))
+            for a in answers]
 
 
 def render(answers: list[Answer], fmt: str, timings: bool = False) -> str:
