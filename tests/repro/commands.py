@@ -41,6 +41,7 @@ COMMANDS: dict[str, list[str]] = {
                        str(PLANNER / "add-nodes" / "node-type.yaml"), "-o", "yaml"],
     "verify": ["verify", str(ROOT / "examples" / "verify" / "cluster.yaml"), "-o", "yaml"],
 }
+EXIT = {"verify": 1}  # the example cluster has findings; every other command answers (exit 0)
 
 
 def run_once(argv: list[str]) -> str:
@@ -57,14 +58,16 @@ def run_once(argv: list[str]) -> str:
 
 
 def run(runs: int, names: list[str] | None = None) -> dict[str, dict[str, int]]:
-    """Per command: sha256 of each distinct output -> how many runs gave it."""
+    """Per command: each distinct output ("exit N" and its sha256) -> how
+    many runs gave it."""
     seen: dict[str, dict[str, int]] = {}
     for name, argv in COMMANDS.items():
         if names and name not in names:
             continue
         mine = seen.setdefault(name, {})
         for _ in range(runs):
-            digest = hashlib.sha256(run_once(argv).encode()).hexdigest()
+            out = run_once(argv)
+            digest = f"{out.split(chr(10), 1)[0]} {hashlib.sha256(out.encode()).hexdigest()}"  # "exit N <sha>"
             mine[digest] = mine.get(digest, 0) + 1
     return seen
 

@@ -13,7 +13,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from commands import COMMANDS, SHARED
+from commands import COMMANDS, EXIT, SHARED
 
 from dralloc.io.loader import load
 from dralloc.solver import allocate
@@ -34,6 +34,7 @@ def test_every_command_prints_the_same_bytes_in_every_process() -> None:
     for name in COMMANDS:
         outputs = set().union(*(r[name] for r in results))
         assert len(outputs) == 1, f"{name}: {len(outputs)} different outputs over {len(HASH_SEEDS)} processes"
+        assert outputs.pop().startswith(f"exit {EXIT.get(name, 0)} "), name  # a real answer, not an error
 
 
 def _shares(share_ids: str | None = None) -> list[str]:
