@@ -25,7 +25,14 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cli import common
-from dralloc.solver.modes import DEFAULT_MODE, DEFAULT_OBJECTIVE, MODES, OBJECTIVES, objective_names
+from dralloc.solver.modes import (
+    DEFAULT_MODE,
+    DEFAULT_OBJECTIVE,
+    MODES,
+    OBJECTIVES,
+    SHARE_ID_POLICIES,
+    objective_names,
+)
 
 if TYPE_CHECKING:
     from dralloc.models import ResourceClaim
@@ -56,6 +63,9 @@ def register(sub: Any) -> None:
     p.add_argument("--time-limit", type=common.seconds, metavar="SECONDS",
                    help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout "
                         "(default: none)")
+    p.add_argument("--share-ids", choices=SHARE_ID_POLICIES, default="derived",
+                   help="shareIDs of shared (consumable-capacity) devices: derived from the claim and result "
+                        "(the same inputs give the same output) or random UUIDs, as Kubernetes writes")
     common.add_compare_args(p)
     p.add_argument("--all-nodes", action="store_true",
                    help="try every Node in the files (as the scheduler's filter does) and print one row per node")
@@ -133,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         return run_all_nodes(args, mode)
     objs, node, claims, features, admitted = resolve(args)
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit, admission=admitted, compare=args.compare,
+                   time_limit=args.time_limit, share_ids=args.share_ids, admission=admitted, compare=args.compare,
                    compare_time_limit=args.compare_time_limit)
     if args.explain:
         print(str(out), file=sys.stderr)

@@ -67,7 +67,8 @@ def run_all_nodes(args: argparse.Namespace, mode: str) -> int:
     show = sys.stderr.isatty() and total > 1
     cluster = Cluster(objs, features=features, admission=admitted)
     for node, out in cluster.each_node(claims, mode=mode, objective=args.objective, time_limit=args.time_limit,
-                                       compare=args.compare, compare_time_limit=args.compare_time_limit):
+                                       compare=args.compare, compare_time_limit=args.compare_time_limit,
+                                       share_ids=args.share_ids):
         rows.append(node_row(node.name, out))
         if show:
             print(f"\r  nodes tried: {len(rows)}/{total}", end="" if len(rows) < total else "\n",

@@ -49,6 +49,9 @@ def register(sub: Any) -> None:
                         "PREFIX-utilisation.png, PREFIX-occupancy.png, as the question calls for (folders are "
                         "created; the files written are listed on stderr)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
+    p.add_argument("--timings", action="store_true",
+                   help="also print how long each model took (wall-clock: left out by default, so that the "
+                        "same inputs always print the same bytes)")
     common.add_input_args(p)
     p.set_defaults(func=run)
 
@@ -86,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--template-file {args.template_file[0]}: no Node in it")
             opts.template = opts.template or tmpl.nodes[0].name
         answers = [answer(args.question, objs, opts, tmpl)]
-    common.emit(render(answers, args.output))
+    common.emit(render(answers, args.output, args.timings))
     if args.png:
         _pictures(args, answers)
     return 0

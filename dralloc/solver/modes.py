@@ -9,6 +9,7 @@ MODES = ("replay", "first-fit", "optimal")
 DEFAULT_MODE = "first-fit"  # the library's and the command line's
 OBJECTIVES = ("claims", "devices", "best-fit", "fragmentation")
 DEFAULT_OBJECTIVE = "claims,best-fit"
+SHARE_ID_POLICIES = ("derived", "random")  # shareIDs of shared devices (dralloc.solver.shareids)
 
 
 def objective_names(text: str | None) -> list[str]:

@@ -16,7 +16,6 @@ Objectives
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from fractions import Fraction
 
 from ortools.sat.python import cp_model
@@ -26,6 +25,7 @@ from dralloc.errors import InputError
 from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
 from dralloc.solver.modes import OBJECTIVES, objective_names
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.shareids import ShareIDs
 
 SCALE = 1000
 
@@ -96,11 +96,12 @@ Objective = tuple[str, list[tuple[int, cp_model.IntVar]], bool]  # name, (weight
 
 
 def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: float | None,
-             share_ids: Callable[[], str]) -> Outcome:
+             share_ids: ShareIDs) -> Outcome:
     """Solve lexicographically; ``out.solver["objectives"]`` gives, per
-    objective, the returned answer's value, first-fit's value, the proven
-    bound and the CP-SAT status (what ``dralloc check --mode optimal``
-    holds the promise against)."""
+    objective, the returned answer's value, first-fit's value (``firstFit``),
+    the proven bound and the CP-SAT status (what ``dralloc check --mode
+    optimal`` holds the promise against). Among equally good answers, the
+    first in Kubernetes' search order is returned (:func:`_canonical`)."""
     t0 = time.perf_counter()
     # first-fit floor and hint (claims optional: first-fit takes what it can in order)
     ff_solver, ff_status = first_fit_solve(enc, time_limit)
@@ -110,39 +111,44 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
     enc.model.proto.search_strategy.clear()
     objectives: list[Objective] = [(name, *_terms(enc, name)) for name in objective_names(objective)]
     ff_values = _values_at(enc, hint, objectives) if hint else None
-    solver, report = _stages(enc, objectives, hint, time_limit)
-    if solver is not None:
-        fill(out, enc, *decode(enc, solver, share_ids))
+    found, report = _stages(enc, objectives, hint, time_limit)
+    out.solver = {"objectives": report}
+    final: list[int] = []
+    if found is not None:
+        reached = [str(r["objective"]) for r in report if "value" in r]
+        if len(reached) < len(report):
+            out.notes.append(f"objective {report[len(reached)]['objective']} gave no answer in time: the answer "
+                             f"is the best for {', '.join(reached)}")
+        solver = _canonical(enc, found, time_limit, report, out)
+        fill(out, enc, *decode(enc, solver), share_ids)
         final = [sum(w * solver.Value(v) for w, v in terms) for _, terms, _ in objectives]
     elif ff_ok:
-        fill(out, enc, *decode(enc, ff_solver, share_ids))
+        fill(out, enc, *decode(enc, ff_solver), share_ids)
         out.notes.append("optimal search gave no answer in time: first-fit's answer returned")
         final = list(ff_values or [])
     else:
         out.status = Status.UNSATISFIABLE
-        final = []
     for i, rec in enumerate(report):
         if i < len(final):
-            rec["value"] = int(final[i])  # the returned answer's (a later stage may move an unproven one)
+            rec["value"] = int(final[i])  # the returned answer's (a time-limited stage may move)
         if ff_values is not None:
             rec["firstFit"] = ff_values[i]
         if "bound" in rec:
             rec["gap"] = abs(int(rec["bound"]) - int(rec["value"]))  # type: ignore[call-overload]
-    out.solver = {"objectives": report, "wall_time_s": round(time.perf_counter() - t0, 6)}
+    out.solver["wall_time_s"] = round(time.perf_counter() - t0, 6)
     return out
 
 
 def _stages(enc: Encoding, objectives: list[Objective], hint: dict[int, int] | None,
             time_limit: float | None) -> tuple[cp_model.CpSolver | None, list[dict[str, object]]]:
-    """One solve per objective, each later one holding the earlier proven
-    optima: the last solver with an answer (None: none), a record per objective."""
-    report: list[dict[str, object]] = []
-    best: cp_model.CpSolver | None = None
-    for name, terms, maximize in objectives:
-        rec: dict[str, object] = {"objective": name, "maximize": maximize, "status": "not reached"}
-        report.append(rec)
-        if best is None and report[:-1]:
-            continue  # an earlier stage found nothing: nothing to improve on
+    """One solve per objective, each later one keeping the earlier values
+    (proven: equal; after a time limit: at least as good); stops at the first
+    objective that gets no answer in time. The last solver with an answer
+    (None: none) and a record per objective."""
+    report: list[dict[str, object]] = [{"objective": name, "maximize": maximize, "status": "not reached"}
+                                       for name, _, maximize in objectives]
+    found: cp_model.CpSolver | None = None
+    for rec, (_, terms, maximize) in zip(report, objectives, strict=True):
         expr = sum(w * v for w, v in terms)
         (enc.model.Maximize if maximize else enc.model.Minimize)(expr)
         for v in _all_vars(enc) if hint else []:
@@ -153,13 +159,13 @@ def _stages(enc: Encoding, objectives: list[Objective], hint: dict[int, int] | N
         enc.model.ClearHints()
         rec["status"] = solver.StatusName(status)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            continue
-        best = solver
-        rec.update(value=round(solver.ObjectiveValue()), bound=round(solver.BestObjectiveBound()))
-        if status == cp_model.OPTIMAL:
-            enc.model.Add(expr == round(solver.ObjectiveValue()))
+            break
+        found = solver
+        val = round(solver.ObjectiveValue())
+        rec.update(value=val, bound=round(solver.BestObjectiveBound()))
+        enc.model.Add(expr == val if status == cp_model.OPTIMAL else expr >= val if maximize else expr <= val)
         hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
-    return best, report
+    return found, report
 
 
 def _values_at(enc: Encoding, solution: dict[int, int], objectives: list[Objective]) -> list[int] | None:
@@ -178,6 +184,30 @@ def _values_at(enc: Encoding, solution: dict[int, int], objectives: list[Objecti
         return None
     values = solver.ResponseProto().solution
     return [sum(w * values[v.Index()] for w, v in terms) for _, terms, _ in objectives]
+
+
+def _canonical(enc: Encoding, found: cp_model.CpSolver, time_limit: float | None,
+               report: list[dict[str, object]], out: Outcome) -> cp_model.CpSolver:
+    """The tie-break among equally good answers: of all the answers whose
+    objective values equal (or, after a time limit, are at least as good as)
+    the ones found, the first in Kubernetes' search order -- the same fixed,
+    single-worker search as first-fit, under the objectives' constraints. The
+    answer then depends on the inputs only, not on which optimum the parallel
+    search met first."""
+    enc.model.ClearObjective()
+    enc.model.ClearHints()
+    solver, status = first_fit_solve(enc, time_limit)
+    out.solver["tie_break"] = {"status": solver.StatusName(status), "wall_time_s": round(solver.WallTime(), 6),
+                               "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        proven = all(r["status"] == "OPTIMAL" for r in report)
+        if not proven:
+            out.notes.append("the time limit stopped the optimal search before it proved its answer: another "
+                             "run may find a different one")
+        return solver
+    out.notes.append("the time limit stopped the tie-break among equal answers: this is one of them, "
+                     "another run may return another")
+    return found
 
 
 def _all_vars(enc: Encoding) -> list[cp_model.IntVar]:
