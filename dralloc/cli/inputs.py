@@ -19,12 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
 from dralloc.errors import InputError
 from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE, Features
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
+from dralloc.io.parse import iter_documents
 from dralloc.io.scenario import Scenario, parse_scenario
 from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim
 from dralloc.solver.api import allocated_claims, find_node
@@ -135,10 +134,10 @@ def _scenario(paths: list[str]) -> Scenario | None:
     """The scenario when ``paths`` is one scenario file, else None."""
     if len(paths) != 1 or paths[0] == "-" or not Path(paths[0]).is_file():
         return None
-    try:
-        doc: Any = yaml.safe_load(Path(paths[0]).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    docs = list(iter_documents(Path(paths[0]), lists=False))
+    if len(docs) != 1 or isinstance(docs[0], InputError):
         return None  # the loader reports it properly
+    doc: Any = docs[0].data
     if isinstance(doc, dict) and "objects" in doc and "claims" in doc and "kind" not in doc:
         return parse_scenario(doc, paths[0])
     return None

@@ -19,7 +19,7 @@ from typing import Any
 
 from dralloc.cli.inputs import add_input_args, warn
 from dralloc.io import load
-from dralloc.io.loader import UnreadableError
+from dralloc.io.parse import UnreadableError
 from dralloc.validation import ERROR, Finding, validate
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
