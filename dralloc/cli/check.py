@@ -37,6 +37,7 @@ class FileResult:
     failed: int = 0
     skipped: int = 0
     via_defect: int = 0
+    unreadable: int = 0  # files or scenarios that could not be read (bad input: exit 2)
 
 
 def check_file(path: str, mode: str, verbose: bool) -> FileResult:
@@ -45,7 +46,7 @@ def check_file(path: str, mode: str, verbose: bool) -> FileResult:
     scenarios, errors = load_scenarios([path])
     for e in errors:
         out.lines.append(f"ERROR {e}")
-        out.failed += 1
+        out.unreadable += 1
     for sc in scenarios:
         r = check_scenario(sc, mode)
         if r.skipped:
@@ -90,13 +91,18 @@ def run(args: argparse.Namespace) -> int:
         total.failed += r.failed
         total.skipped += r.skipped
         total.via_defect += r.via_defect
+        total.unreadable += r.unreadable
     if show:
         print("\r", end="", file=sys.stderr)
     line = f"check: {total.passed} passed, {total.failed} failed"
     if total.skipped:
         line += f", {total.skipped} skipped"
+    if total.unreadable:
+        line += f", {total.unreadable} unreadable"
     if total.via_defect:
         line += f" ({total.via_defect} passed through a documented Kubernetes defect)"
     print(line)
     sys.stdout.flush()
+    if total.unreadable:
+        return 2
     return 0 if total.failed == 0 else 1

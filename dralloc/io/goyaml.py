@@ -394,8 +394,8 @@ _DIFFERENT_VALUES = "|".join((
 ))
 _NOT_STRING_KEYS = r"true|True|TRUE|false|False|FALSE|null|Null|NULL|~|[-+]?[.0-9][^\s,\[\]{}#:]*"
 NEEDS_EXACT = re.compile(
-    rf"{_START}(?:(?:{_DIFFERENT_VALUES}){_END}|(?:{_NOT_STRING_KEYS}){_KEY_END}|[&*!?:][^\s]|[&*!?](?=\s|$))"
-    r"|^%", re.MULTILINE)
+    rf"{_START}(?:(?:{_DIFFERENT_VALUES}){_END}|(?:{_NOT_STRING_KEYS}){_KEY_END}|[&*!?:][^\s]|[&*!?:](?=\s|$))"
+    r"|:[,\[\]{}]|^%", re.MULTILINE)
 
 
 def needs_exact(text: str) -> bool:

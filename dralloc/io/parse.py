@@ -139,10 +139,6 @@ def split_documents(stream: BinaryIO, progress: Progress | None = None) -> Itera
 # ---------------------------------------------------------------- parsing
 
 
-def _shift_lines(message: str, offset: int) -> str:
-    return _LINE_REF.sub(lambda m: f"line {int(m.group(1)) + offset}", " ".join(message.split()))
-
-
 def _parse_json(data: bytes, line: int) -> list[Any]:
     """Every JSON value in ``data``, one after another (Kubernetes' JSON stream)."""
     out: list[Any] = []
@@ -165,24 +161,31 @@ def _parse_json(data: bytes, line: int) -> list[Any]:
 
 
 def _parse_yaml(text: str, line: int) -> list[Any]:
-    try:
-        if _needs_exact(text):
-            return load_exact(text, line - 1)
+    """The fast parser when the router allows it; the exact path otherwise,
+    and for anything the fast parser refuses other than for its limits (its
+    YAML 1.2 grammar refuses a few things go-yaml reads, such as a plain ``-``
+    in a flow list), so every error comes from the exact path's reading."""
+    if not _needs_exact(text):
         scan = min(max(len(text) + 1, _SCAN_AHEAD_MIN), _SCAN_AHEAD_MAX)
-        return list(fast_yaml.safe_load_all(text, max_depth=MAX_DEPTH, max_scan_ahead=scan,
-                                            max_documents=2))
+        try:
+            return list(fast_yaml.safe_load_all(text, max_depth=MAX_DEPTH, max_scan_ahead=scan,
+                                                max_documents=2))
+        except (ValueError, fast_yaml.YAMLError) as e:
+            _limits(str(e), line)
+    try:
+        return load_exact(text, line - 1)
     except YAMLMeaningError as e:
         raise UnreadableError(str(e)) from None
-    except (ValueError, fast_yaml.YAMLError) as e:
-        msg = str(e)
-        if "nesting" in msg and "exceeds" in msg:
-            found = _LINE_REF.search(msg)
-            where = f", line {int(found.group(1)) + line - 1}" if found else ""
-            raise UnreadableError(f"document is nested too deeply (more than {MAX_DEPTH} levels{where})") from None
-        if "document count exceeds" in msg:
-            raise UnreadableError(_SECOND_DOCUMENT) from None
-        msg = msg.removeprefix("YAML parse error: ").removeprefix("YAML syntax error: ")
-        raise UnreadableError("not valid YAML: " + _shift_lines(msg, line - 1)) from None
+
+
+def _limits(msg: str, line: int) -> None:
+    """Raise the fast parser's refusals that are about dralloc's limits."""
+    if "nesting" in msg and "exceeds" in msg:
+        found = _LINE_REF.search(msg)
+        where = f", line {int(found.group(1)) + line - 1}" if found else ""
+        raise UnreadableError(f"document is nested too deeply (more than {MAX_DEPTH} levels{where})")
+    if "document count exceeds" in msg:
+        raise UnreadableError(_SECOND_DOCUMENT)
 
 
 _SECOND_DOCUMENT = ("a second document follows in the same document (after '...' or a '---' with text); "
