@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from dralloc.errors import InputError, InputErrors
-from dralloc.io import registry
+from dralloc.io import build, registry
 from dralloc.io.defaults import default_claim, default_namespace, default_template
 from dralloc.io.mixins import flatten_slice
 from dralloc.io.parse import RawDocument, iter_documents
@@ -203,8 +203,10 @@ def parse_object(data: Any, where: str = "", skip_unknown: bool = False) -> Type
             data = converter(data)
         except InputError as e:
             raise InputError(e.message, source=where, obj=obj_ref, field=e.field) from None
+        except RecursionError:
+            raise InputError("object is nested too deeply", source=where, obj=obj_ref) from None
     try:
-        obj = model.model_validate(data)
+        obj = build.validate(model, data)
     except ValidationError as e:
         problems = describe_validation_error(e)
         fieldp, msg = problems[0]
@@ -289,12 +291,13 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
     read are listed in ``.skipped``; with ``last_wins`` a duplicate replaces
     the earlier object and ``.replaced`` says so."""
     reader = _Reader(strict, last_wins)
-    for path in iter_files(paths):
-        for doc in iter_documents(path):
-            if isinstance(doc, InputError):
-                reader.out.errors.append(doc)
-            else:
-                reader.document(doc)
+    with build.quiet_gc():
+        for path in iter_files(paths):
+            for doc in iter_documents(path):
+                if isinstance(doc, InputError):
+                    reader.out.errors.append(doc)
+                else:
+                    reader.document(doc)
     if reader.out.errors and not collect:
         raise InputErrors(reader.out.errors)
     return reader.out

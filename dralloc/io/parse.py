@@ -39,7 +39,6 @@ MAX_JSON_DEPTH = 1024          # orjson's limit, not configurable
 READ_BLOCK = 4 * 1024 * 1024   # bytes read at a time
 _SMALL = 4096                  # documents shorter than this are checked without de-duplicating lines
 _SCAN_AHEAD_MIN, _SCAN_AHEAD_MAX = 4 * 1024 * 1024, 1 << 30
-_SEPARATOR = re.compile(rb"^---", re.MULTILINE)
 _LINE_REF = re.compile(r"\bline (\d+)")
 
 Progress = Callable[[int], None]  # told the bytes read so far
@@ -98,6 +97,16 @@ def _blocks(stream: BinaryIO, progress: Progress | None) -> Iterator[bytes]:
         yield block[:cut]
 
 
+def _separators(block: bytes) -> Iterator[int]:
+    """Offsets of the lines of ``block`` that start with ``---``."""
+    if block.startswith(b"---"):
+        yield 0
+    at = block.find(b"\n---")
+    while at >= 0:
+        yield at + 1
+        at = block.find(b"\n---", at + 1)
+
+
 def split_documents(stream: BinaryIO, progress: Progress | None = None) -> Iterator[Chunk]:
     """The documents of ``stream``, cut at ``---`` lines (Kubernetes' rule:
     nothing but spaces or a comment may follow; an empty buffer is no
@@ -112,14 +121,17 @@ def split_documents(stream: BinaryIO, progress: Progress | None = None) -> Itera
         if first and block.startswith(b"\xef\xbb\xbf"):
             block = block[3:]
         first = False
-        start = 0
-        for m in _SEPARATOR.finditer(block):
-            end = block.find(b"\n", m.end())
+        start = counted = 0
+        lines = seen      # lines before ``counted`` in this block
+        for at in _separators(block):
+            end = block.find(b"\n", at + 3)
             end = len(block) if end < 0 else end + 1
-            rest = block[m.end():end].strip()
-            parts.append(block[start:m.start()])
-            size += m.start() - start
-            sep_line = seen + block.count(b"\n", 0, m.start()) + 1
+            rest = block[at + 3:end].strip()
+            parts.append(block[start:at])
+            size += at - start
+            lines += block.count(b"\n", counted, at)
+            counted = at
+            sep_line = lines + 1
             if size:
                 yield Chunk(index, b"".join(parts), line)
                 index += 1
