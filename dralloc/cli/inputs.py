@@ -37,6 +37,13 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--last-wins", action="store_true",
                    help="two objects of one kind and name: keep the later one (with a warning) "
                         "instead of refusing the input")
+    p.add_argument("--progress", action="store_true",
+                   help="show progress on stderr (a load over 2 s shows it anyway on a terminal)")
+
+
+def progress(args: argparse.Namespace) -> bool | None:
+    """--progress forces progress lines; without it, a terminal decides."""
+    return True if getattr(args, "progress", False) else None
 
 
 def warn(args: argparse.Namespace, lines: Sequence[str]) -> None:
@@ -48,7 +55,8 @@ def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True)
     """The objects in ``paths`` through the front door: every problem raised
     at once (exit 2), a warning line per skipped document or replaced
     duplicate on stderr, then admission (API-server defaults and validation)."""
-    objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False))
+    objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False),
+                progress=progress(args))
     warn(args, objs.warnings)
     return admit(objs) if admission else objs
 

@@ -32,7 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--scheduler", help="run sweeps on this Dask scheduler (tcp://host:port)")
     p.add_argument("-o", "--output", choices=("table", "yaml", "json"), default="table")
     p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, PREFIX-utilisation.png, PREFIX-occupancy.png)")
-    p.add_argument("--progress", action="store_true", help="show progress on stderr")
     add_input_args(p)
     p.set_defaults(func=run)
 

@@ -180,11 +180,11 @@ def compose(text: str, line_offset: int = 0) -> list[Node]:
                 anchors = {}
                 continue
             if isinstance(ev, yaml.CollectionEndEvent):
-                node = stack.pop()
+                done = stack.pop()
                 if not stack:
-                    docs.append(node)
+                    docs.append(done)
                 continue
-            node = _node(ev, anchors, line_offset)
+            node = _node(ev, anchors, line_offset) if ev is not None else None
             if node is None:
                 continue
             if stack:

@@ -28,6 +28,7 @@ from dralloc.io import build, registry
 from dralloc.io.defaults import default_claim, default_namespace, default_template
 from dralloc.io.mixins import flatten_slice
 from dralloc.io.parse import RawDocument, iter_documents
+from dralloc.io.progress import LoadProgress
 from dralloc.models import (
     DeviceClass,
     Node,
@@ -281,7 +282,7 @@ class _Reader:
 
 
 def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = False,
-         last_wins: bool = False) -> ObjectSet:
+         last_wins: bool = False, progress: bool | None = None) -> ObjectSet:
     """Load every object from ``paths``, in input order.
 
     Problems (unreadable files, invalid objects, duplicates; documents of
@@ -289,15 +290,29 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
     :class:`~dralloc.errors.InputErrors` once everything was read, or, with
     ``collect``, returned in ``.errors``. Documents of kinds dralloc does not
     read are listed in ``.skipped``; with ``last_wins`` a duplicate replaces
-    the earlier object and ``.replaced`` says so."""
+    the earlier object and ``.replaced`` says so. A load that takes over 2 s
+    shows its progress on stderr when stderr is a terminal (``progress``:
+    True always, False never)."""
     reader = _Reader(strict, last_wins)
+    files = list(iter_files(paths))
+    meter = LoadProgress(sum(_size(f) for f in files), progress)
     with build.quiet_gc():
-        for path in iter_files(paths):
-            for doc in iter_documents(path):
+        for path in files:
+            for doc in iter_documents(path, meter.read):
                 if isinstance(doc, InputError):
                     reader.out.errors.append(doc)
                 else:
                     reader.document(doc)
+                    meter.object()
+            meter.file_done()
+    meter.finish()
     if reader.out.errors and not collect:
         raise InputErrors(reader.out.errors)
     return reader.out
+
+
+def _size(path: Path | None) -> int:
+    try:
+        return path.stat().st_size if path is not None else 0
+    except OSError:
+        return 0  # reported when it is read
