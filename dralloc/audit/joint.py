@@ -135,7 +135,7 @@ def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[Resource
     code = solver.solve(model)
     res = JointResult(solver.status_name(code))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        res.bound = int(solver.best_objective_bound)
+        res.bound = round(solver.best_objective_bound)
         _decode(res, solver, nodes, z, {g.key: g for g in groups}, objs, allocated, features, var)
     res.wall_time = time.perf_counter() - t0
     return res
