@@ -388,6 +388,7 @@ _DIFFERENT_VALUES = "|".join((
     r"[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF",   # YAML 1.1 booleans
     r"[-+]?0[0-9_xXoObB][^\s,\[\]{}#:]*",                 # Go's base prefixes, octal
     r"[-+]?[.0-9][^\s,\[\]{}#:]*_[^\s,\[\]{}#:]*",       # underscores in numbers
+    r"[-+]_[^\s,\[\]{}#:]*",                             # ... right after a sign
     r"[-+]?[0-9]{19,}",                                     # beyond int64
     r"[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)",                 # not JSON
     r"<<",                                                 # merge keys
