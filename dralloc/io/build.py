@@ -83,19 +83,49 @@ class _Unusual(Exception):
     """A shape the fast path does not handle: validate the whole object."""
 
 
+_SCALARS = frozenset({str, int, bool, float})
+
+
+def _attributes(raw: dict[str, Any]) -> dict[str, DeviceAttribute]:
+    """A device's attributes, each value validated once per distinct
+    (type, value) — the hot loop of a load, hence written out."""
+    seen = _ATTRIBUTES.seen
+    out = {}
+    for name, attr in raw.items():
+        hit = None
+        if type(attr) is dict and len(attr) == 1:
+            for kind, value in attr.items():
+                if type(value) in _SCALARS:
+                    hit = seen.get((kind, type(value), value))
+        out[name] = hit if hit is not None else _ATTRIBUTES(attr)
+    return out
+
+
+def _consumptions(raw: list[Any]) -> list[DeviceCounterConsumption]:
+    seen = _CONSUMPTIONS.seen
+    out = []
+    for c in raw:
+        try:
+            hit = seen.get(orjson.dumps(c))
+        except (TypeError, orjson.JSONEncodeError):
+            hit = None
+        out.append(hit if hit is not None else _CONSUMPTIONS(c))
+    return out
+
+
 def _device(raw: Any) -> Device:
     if type(raw) is not dict:
         raise _Unusual
     parts = dict(raw)
     attributes = raw.get("attributes")
     if attributes is not None:
-        parts["attributes"] = {k: _ATTRIBUTES(v) for k, v in attributes.items()}
+        parts["attributes"] = _attributes(attributes)
     capacity = raw.get("capacity")
     if capacity is not None:
         parts["capacity"] = {k: _CAPACITIES(v) for k, v in capacity.items()}
     consumes = raw.get("consumesCounters")
     if consumes is not None:
-        parts["consumesCounters"] = [_CONSUMPTIONS(c) for c in consumes]
+        parts["consumesCounters"] = _consumptions(consumes)
     return Device.model_validate(parts)
 
 
