@@ -34,6 +34,7 @@ import orjson
 
 from dralloc.errors import InputError
 from dralloc.io.goyaml import MAX_DEPTH, YAMLMeaningError, load_exact, needs_exact
+from dralloc.io.lists import SPLIT_ABOVE, ListCut, cut_json, cut_yaml, is_list_envelope
 
 MAX_JSON_DEPTH = 1024          # orjson's limit, not configurable
 READ_BLOCK = 4 * 1024 * 1024   # bytes read at a time
@@ -264,6 +265,10 @@ def iter_raw(stream: BinaryIO | _BytesStream, source: str, json_file: bool = Fal
     ``lists``), or the error that made one unreadable; reading goes on."""
     for chunk in split_documents(stream, progress):  # type: ignore[arg-type]
         where = f"{source}#{chunk.index}"
+        cut = _cut(chunk) if lists else None
+        if cut is not None:
+            yield from _list_items(chunk, cut, source)
+            continue
         try:
             values = parse_chunk(chunk, json_file)
         except UnreadableError as e:
@@ -275,6 +280,47 @@ def iter_raw(stream: BinaryIO | _BytesStream, source: str, json_file: bool = Fal
                     yield RawDocument(source, chunk.index, item, j)
             else:
                 yield RawDocument(source, chunk.index, value)
+
+
+def _cut(chunk: Chunk) -> ListCut | None:
+    """A large List document cut into its items, when its layout allows and
+    its envelope (the List without items) reads as a List."""
+    if chunk.error or len(chunk.data) < SPLIT_ABOVE:
+        return None
+    json = chunk.data.lstrip()[:1] == b"{"
+    cut = cut_json(chunk.data, chunk.line) if json else cut_yaml(chunk.data, chunk.line)
+    if cut is None:
+        return None
+    try:
+        values = parse_chunk(Chunk(chunk.index, cut.envelope, chunk.line))
+    except UnreadableError:
+        return None
+    return cut if len(values) == 1 and is_list_envelope(values[0]) else None
+
+
+def _list_items(chunk: Chunk, cut: ListCut, source: str) -> Iterator[RawDocument | UnreadableError]:
+    """The items of a cut List, each parsed on its own; if one does not
+    parse, the whole document is read again and the rest comes from it."""
+    json = chunk.data.lstrip()[:1] == b"{"
+    for j, (start, end, line) in enumerate(cut.items):
+        piece = Chunk(chunk.index, chunk.data[start:end], line)
+        try:
+            values = parse_chunk(piece)
+            item = values[0] if json else values[0][0]
+        except (UnreadableError, IndexError, KeyError, TypeError):
+            break
+        yield RawDocument(source, chunk.index, item, j)
+    else:
+        return
+    try:
+        whole = parse_chunk(chunk)
+    except UnreadableError as e:
+        yield UnreadableError(e.message, source=f"{source}#{chunk.index}")
+        return
+    items = whole[0].get("items") if len(whole) == 1 and _is_list(whole[0]) else None
+    for k, item in enumerate(items or [], ):
+        if k >= j:
+            yield RawDocument(source, chunk.index, item, k)
 
 
 def _is_list(d: Any) -> bool:

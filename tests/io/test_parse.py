@@ -82,3 +82,51 @@ def test_progress_lines_for_a_long_load(tmp_path: Path, monkeypatch: pytest.Monk
     load([f], progress=True)
     err = capsys.readouterr().err
     assert "loading: 256 objects" in err and err.rstrip().endswith("s") and "loaded 600 objects" in err
+
+
+def _objects(n: int) -> list[dict[str, object]]:
+    return [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+             "metadata": {"name": f"c{i}", "labels": {"a": "yes"}},
+             "spec": {"selectors": [{"cel": {"expression": f"device.driver == \"d{i}\""}}]}} for i in range(n)]
+
+
+@pytest.mark.parametrize("layout", ["json-2", "json-4", "yaml"])
+def test_large_lists_are_read_item_by_item_with_the_same_result(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str) -> None:
+    import json
+
+    import yaml
+
+    from dralloc.io import lists
+    monkeypatch.setattr(lists, "SPLIT_ABOVE", 100)
+    monkeypatch.setattr(parse_mod, "SPLIT_ABOVE", 100)
+    items = _objects(30)
+    doc = {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
+    f = tmp_path / "list.txt"
+    if layout == "yaml":
+        f.write_text(yaml.safe_dump(doc, sort_keys=False))
+    else:
+        f.write_text(json.dumps(doc, indent=int(layout[-1])))
+    chunk = next(split_documents(f.open("rb")))
+    assert parse_mod._cut(chunk) is not None  # read item by item
+    got = list(iter_documents(f))
+    assert [d.data for d in got] == items and [d.item for d in got] == list(range(30))  # type: ignore[union-attr]
+
+
+def test_a_list_that_does_not_cut_cleanly_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from dralloc.io import lists
+    monkeypatch.setattr(lists, "SPLIT_ABOVE", 100)
+    monkeypatch.setattr(parse_mod, "SPLIT_ABOVE", 100)
+    items = _objects(5)
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2)
+    # an inner line at the items' indentation: the cut goes wrong, the whole document is read instead
+    text = text.replace('"labels": {\n', '"labels": {\n    }, "x": {\n', 1)
+    f = tmp_path / "odd.json"
+    f.write_text(text)
+    whole = json.loads(text)["items"]
+    assert [d.data for d in iter_documents(f)] == whole  # type: ignore[union-attr]
+    f.write_text(text[:-40])  # broken JSON: one error, naming the document
+    errors = [d for d in iter_documents(f) if isinstance(d, Exception)]
+    assert len(errors) == 1 and "not valid JSON" in str(errors[0]) and f"{f}#0" in str(errors[0])
