@@ -26,9 +26,9 @@ here to follow ``go.yaml.in/yaml/v2`` (``resolve.go``, ``decode.go``) and
   4,000,000 steps; beyond it the document "contains excessive aliasing";
 * nesting (aliases expanded) is limited to :data:`MAX_DEPTH` levels.
 
-:func:`needs_exact` tells whether a document's text may mean something else
-here than under the fast parser's YAML 1.2 core schema; only such documents
-take this (slower) path."""
+:func:`dralloc.io.route.needs_exact` tells whether a document's text may mean
+something else here than under the fast parser's YAML 1.2 core schema; only
+such documents take this (slower) path."""
 
 from __future__ import annotations
 
@@ -374,35 +374,3 @@ def json_key(key: Any, line: int) -> str:
 def load_exact(text: str, line_offset: int = 0) -> list[Any]:
     """The documents of ``text`` as Kubernetes' YAML decoder sees them."""
     return [_Decoder().value(doc, 1) for doc in compose(text, line_offset)]
-
-
-# ---------------------------------------------------------------- routing
-
-# A plain scalar starts at the beginning of a line, after "- ", "? " or ": " (or
-# right after the colon of a quoted key, JSON style),
-# or after "[", "{" or "," (inside flow collections).
-_START = r"""(?:^[ \t]*|[-?:][ \t]+|(?<=["']):|[\[{,][ \t]*)"""
-_END = r"(?=[ \t]*(?:$|#|[,\]}]|:(?:[ \t]|$)))"
-_KEY_END = r"(?=:(?:[ \t]|$))"
-_DIFFERENT_VALUES = "|".join((
-    r"[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF",   # YAML 1.1 booleans
-    r"[-+]?0[0-9_xXoObB][^\s,\[\]{}#:]*",                 # Go's base prefixes, octal
-    r"[-+]?[.0-9][^\s,\[\]{}#:]*_[^\s,\[\]{}#:]*",       # underscores in numbers
-    r"[-+]_[^\s,\[\]{}#:]*",                             # ... right after a sign
-    r"[-+]?[0-9]{19,}",                                     # beyond int64
-    r"[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)",                 # not JSON
-    r"<<",                                                 # merge keys
-))
-_NOT_STRING_KEYS = r"true|True|TRUE|false|False|FALSE|null|Null|NULL|~|[-+]?[.0-9][^\s,\[\]{}#:]*"
-NEEDS_EXACT = re.compile(
-    rf"{_START}(?:(?:{_DIFFERENT_VALUES}){_END}|(?:{_NOT_STRING_KEYS}){_KEY_END}|[&*!?:][^\s]|[&*!?:](?=\s|$))"
-    r"|:[,\[\]{}]|^%", re.MULTILINE)
-
-
-def needs_exact(text: str) -> bool:
-    """Whether ``text`` may hold something the fast YAML 1.2 parser reads
-    differently from Kubernetes: YAML 1.1 booleans, Go's integer forms,
-    integers beyond int64, infinities, merge keys, keys that are not strings,
-    anchors, aliases, tags, complex keys or directives. False positives only
-    cost speed."""
-    return NEEDS_EXACT.search(text) is not None

@@ -33,8 +33,9 @@ import fast_yaml
 import orjson
 
 from dralloc.errors import InputError
-from dralloc.io.goyaml import MAX_DEPTH, YAMLMeaningError, load_exact, needs_exact
+from dralloc.io.goyaml import MAX_DEPTH, YAMLMeaningError, load_exact
 from dralloc.io.lists import SPLIT_ABOVE, ListCut, cut_json, cut_yaml, is_list_envelope
+from dralloc.io.route import needs_exact
 
 MAX_JSON_DEPTH = 1024          # orjson's limit, not configurable
 READ_BLOCK = 4 * 1024 * 1024   # bytes read at a time

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dralloc.io.goyaml import YAMLMeaningError, load_exact, needs_exact
+from dralloc.io.goyaml import YAMLMeaningError, load_exact
 from dralloc.io.parse import parse_text
+from dralloc.io.route import needs_exact
 
 # (plain scalar, value Kubernetes sees), read from go-yaml v2's resolve.go and decode.go
 PLAIN = [
