@@ -70,7 +70,7 @@ def test_hostile_object_file_is_refused_by_every_command(tmp_path: Path, case: s
         assert len(errors) <= 1, errors
 
 
-SCENARIO_HEAD = "name: hostile\nnode: {name: n}\nobjects: []\nclaims: []\nexpect: {unsatisfiable: true}\n"
+SCENARIO_HEAD = "name: hostile\nnode: {name: node-1}\nobjects: []\nclaims: []\nexpect: {unsatisfiable: true}\n"
 
 
 @pytest.mark.parametrize(("case", "extra", "problem"), [
