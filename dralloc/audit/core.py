@@ -43,7 +43,7 @@ def verify_state(objects: ObjectSet, features: Features | None = None, variant: 
         from dralloc.audit.pending import analyse_pending
 
         found, report.pending = analyse_pending(state, features, variant, budget)
-        report.pending_pods = len(report.pending)
+        report.pending_pods = sum(len(e["pods"]) if "gang" in e else 1 for e in report.pending)
         report.findings.extend(found)
     report.findings.extend(state.findings)
     return report

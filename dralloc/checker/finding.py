@@ -30,7 +30,7 @@ RULES = {
     "pod-node": "the pods using the claim run on nodes its nodeSelector admits",
     "claim-invalid": "the claim is one Kubernetes accepts for allocation",
     "kubernetes-answer": "the cluster's answer equals the Kubernetes allocator's (replayed)",
-    "pending": "why a pending pod's claims are not allocated",
+    "pending": "why a pending pod's (or gang's) claims are not allocated, and whether they fit",
     "input": "the state can be read",
 }
 

@@ -68,12 +68,13 @@ class ClaimContext:
 
 
 def _context(slices: list[ResourceSlice], classes: Sequence[DeviceClass], node: Node,
-             claim: ResourceClaim, features: Features, variant: Variant) -> tuple[ClaimContext | None, list[Finding]]:
+             claim: ResourceClaim, features: Features, variant: Variant,
+             pools: list[Pool] | None = None) -> tuple[ClaimContext | None, list[Finding]]:
     key = claim.key
     found: list[Finding] = []
     problem = None
     try:
-        problem = build_problem(slices, classes, node, [claim], [], features, variant)
+        problem = build_problem(slices, classes, node, [claim], [], features, variant, pools)
         pools = problem.pools
     except AllocationError as e:
         rule = "all-devices" if "asks for all devices" in str(e) else "claim-invalid"
@@ -143,10 +144,12 @@ def _qmap(m: Mapping[str, Fraction]) -> str:
 
 
 def check_claim(slices: list[ResourceSlice], classes: Sequence[DeviceClass], node: Node, claim: ResourceClaim,
-                alloc: AllocationResult, features: Features, variant: Variant | None = None) -> list[Finding]:
-    """Every per-claim rule for ``claim`` allocated as ``alloc`` and used on ``node``."""
+                alloc: AllocationResult, features: Features, variant: Variant | None = None,
+                pools: list[Pool] | None = None) -> list[Finding]:
+    """Every per-claim rule for ``claim`` allocated as ``alloc`` and used on
+    ``node`` (``pools``: gathered from ``slices`` for ``node`` already)."""
     variant = variant or features.variant()
-    ctx, out = _context(slices, classes, node, claim, features, variant)
+    ctx, out = _context(slices, classes, node, claim, features, variant, pools)
     if ctx is None:
         return out
     results = list(alloc.devices.results or []) if alloc.devices else []
@@ -209,8 +212,12 @@ def verify_allocation(slices: list[ResourceSlice], classes: Iterable[DeviceClass
     if len(claims) != len(allocations):
         return [error("request", "", f"{len(claims)} claims but {len(allocations)} allocations")]
     fresh = [with_allocation(c, a) for c, a in zip(claims, allocations, strict=True)]
+    try:  # gathered once for all the claims of this node (read only)
+        pools: list[Pool] | None = gather_pools(slices, node, feats, variant or feats.variant())
+    except AllocationError:
+        pools = None  # each claim reports it
     for c, a in zip(claims, allocations, strict=True):
-        out.extend(check_claim(slices, cls, node, c, a, feats, variant))
+        out.extend(check_claim(slices, cls, node, c, a, feats, variant, pools))
     before = list(allocated)
     var = variant or feats.variant()
     known = {(f.rule, f.objects[:1]) for f in check_shared(slices, before, feats, var)}

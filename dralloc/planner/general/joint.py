@@ -92,7 +92,7 @@ def reachable(pd: PoolDevice, node: Node) -> bool:
 
 class JointModel:
     def __init__(self, part: Part, slices: dict[str, list[ResourceSlice]], classes: list[object],
-                 allocated: list[ResourceClaim], features: Features) -> None:
+                 allocated: list[ResourceClaim], features: Features, gangs: dict[str, int] | None = None) -> None:
         self.part = part
         self.slices = slices
         self.classes = classes
@@ -104,6 +104,7 @@ class JointModel:
         self.z: dict[tuple[str, str], Var] = {}
         self.s: dict[tuple[str, str], Var] = {}
         self.skipped: list[str] = []
+        self.gangs = gangs or {}                 # gang -> pods it needs placed together
 
     def _encode(self, node: Node) -> None:
         here = [r for r in self.part.replicas if node.name in self.part.candidates[r.pod.name]]
@@ -141,6 +142,7 @@ class JointModel:
                 for c in idx:
                     self.m.add(ne.enc.sat[c] == lit)
         self._at_most_once()
+        self._gangs()
         self._shared_claims()
         self._across_nodes()
         w = {r.key: r.weight for r in self.part.replicas}
@@ -160,6 +162,18 @@ class JointModel:
         for a, b in itertools.pairwise(self.part.replicas):
             if a.pod is b.pod:   # interchangeable replicas: fill them in order
                 self.m.add(self.placed_var(a.key) >= self.placed_var(b.key))
+
+    def _gangs(self) -> None:
+        """A gang's replicas run only if at least its minimum does."""
+        for g, needed in sorted(self.gangs.items()):
+            mine = [v for r in self.part.replicas if r.pod.gang == g
+                    for (k, _), v in self.z.items() if k == r.key]
+            if not mine:
+                continue
+            on = self.m.new_bool_var(f"gang[{g}]")
+            for v in mine:
+                self.m.add_implication(v, on)
+            self.m.add(sum(mine) >= needed * on)
 
     def _visible(self, key: str, ne: _NodeEnc, target: Node) -> Var | None:
         """A literal: S allocated in ``ne`` with devices a pod on ``target`` may use."""

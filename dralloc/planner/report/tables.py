@@ -28,6 +28,12 @@ def table(answers: list[Answer]) -> str:
         for k in keys:
             out.append(f"  {k:{width}}  {_cell(a.first_fit.get(k)):>14}  {_cell(a.optimal.get(k)):>14}")
         out.append(f"  {'gap':{width}}  {_cell(a.gap):>14}")
+        refused = a.detail.get("gangsKubernetesRefusesThatFit") or []
+        if refused:
+            out.append(f"  gangs Kubernetes refuses that fit: {', '.join(refused[:10])}"
+                       + (f" and {len(refused) - 10} more" if len(refused) > 10 else ""))
+        for note in a.optimal.get("notes") or []:
+            out.append(f"  note: {note}")
         for gname, served in (a.optimal.get("perGroup") or {}).items():
             out.append(f"    optimal {gname}: {served}")
         for row in (a.detail.get("assignment") or [])[:20]:
