@@ -85,3 +85,35 @@ def test_hostile_scenario_file_is_refused(tmp_path: Path, case: str, extra: str,
     assert [line.split()[-1] for line in done.stdout.splitlines() if line.startswith("EXIT ")] == ["2", "2"], \
         done.stdout + done.stderr
     assert problem in done.stderr and str(path) in done.stderr, done.stderr
+
+
+def _nested(levels: int) -> object:
+    v: object = "x"
+    for _ in range(levels):
+        v = [v]
+    return v
+
+
+@pytest.mark.parametrize("where", ["parameters", "status", "extra"])
+def test_free_form_values_are_bounded_whatever_the_syntax(tmp_path: Path, where: str) -> None:
+    """JSON may nest up to orjson's 1,024 levels, objects built in Python
+    anything: free-form values (opaque parameters, status, unknown fields)
+    are held to 100 levels, naming the field."""
+    from dralloc.io import load
+
+    deep = _nested(300)
+    if where == "parameters":
+        obj: dict[str, object] = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                  "metadata": {"name": "c"},
+                                  "spec": {"config": [{"opaque": {"driver": "d.example.com", "parameters": deep}}]}}
+        field = "spec.config[0].opaque.parameters"
+    elif where == "status":
+        obj = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"x": deep}}
+        field = "status.x"
+    else:
+        obj = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "managedFields": deep}}
+        field = "metadata"
+    f = tmp_path / "deep.json"
+    f.write_text(json.dumps(obj))
+    (err,) = load([f], collect=True).errors
+    assert f"{f}#0" in str(err) and err.field == field and "nested more than 100 levels" in str(err)
