@@ -157,7 +157,7 @@ def _parse_json(data: bytes, line: int) -> list[Any]:
     """Every JSON value in ``data``, one after another (Kubernetes' JSON stream)."""
     out: list[Any] = []
     rest = data
-    while rest.strip():
+    while rest and not rest.isspace():
         try:
             out.append(orjson.loads(rest))
             return out
@@ -265,22 +265,41 @@ def iter_raw(stream: BinaryIO | _BytesStream, source: str, json_file: bool = Fal
     """Each document of ``stream`` (Lists flattened into their items when
     ``lists``), or the error that made one unreadable; reading goes on."""
     for chunk in split_documents(stream, progress):  # type: ignore[arg-type]
-        where = f"{source}#{chunk.index}"
-        cut = _cut(chunk) if lists else None
-        if cut is not None:
-            yield from _list_items(chunk, cut, source)
-            continue
-        try:
-            values = parse_chunk(chunk, json_file)
-        except UnreadableError as e:
-            yield UnreadableError(e.message, source=where)
-            continue
-        for value in values:
-            if lists and _is_list(value):
-                for j, item in enumerate(value.get("items") or []):
-                    yield RawDocument(source, chunk.index, item, j)
-            else:
-                yield RawDocument(source, chunk.index, value)
+        yield from _documents(chunk, source, json_file, lists)
+
+
+def _documents(chunk: Chunk, source: str, json_file: bool, lists: bool) -> Iterator[RawDocument | UnreadableError]:
+    cut = _cut(chunk) if lists else None
+    if cut is not None:
+        yield from _list_items(chunk, cut, source)
+        return
+    try:
+        values = parse_chunk(chunk, json_file)
+    except UnreadableError as e:
+        yield UnreadableError(e.message, source=f"{source}#{chunk.index}")
+        return
+    for value in values:
+        if lists and _is_list(value):
+            for j, item in enumerate(value.get("items") or []):
+                yield RawDocument(source, chunk.index, item, j)
+        else:
+            yield RawDocument(source, chunk.index, value)
+
+
+def _json_file(stream: BinaryIO, progress: Progress | None) -> Chunk | None:
+    """A seekable file that holds JSON (its first character is ``{``), read at
+    once into one buffer: Kubernetes reads such a stream as JSON, without
+    cutting it at ``---`` lines, and the parser needs it whole anyway."""
+    if not stream.seekable():
+        return None
+    head = stream.read(1 << 12).lstrip(b"\xef\xbb\xbf \t\r\n")
+    stream.seek(0)
+    if head[:1] != b"{":
+        return None
+    data = stream.read()
+    if progress is not None:
+        progress(len(data))
+    return Chunk(0, data, 1)
 
 
 def _cut(chunk: Chunk) -> ListCut | None:
@@ -340,9 +359,13 @@ def iter_documents(path: Path | None, progress: Progress | None = None,
     except OSError as e:
         yield UnreadableError(f"cannot read: {e.strerror or e}", source=source)
         return
+    json_file = path is not None and path.suffix == ".json"
     try:
-        yield from iter_raw(stream, source, json_file=path is not None and path.suffix == ".json",
-                            progress=progress, lists=lists)
+        whole = _json_file(stream, progress) if path is not None else None
+        if whole is not None:
+            yield from _documents(whole, source, json_file, lists)
+        else:
+            yield from iter_raw(stream, source, json_file=json_file, progress=progress, lists=lists)
     except OSError as e:
         yield UnreadableError(f"cannot read: {e.strerror or e}", source=source)
     finally:
