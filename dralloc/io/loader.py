@@ -27,7 +27,7 @@ from dralloc.errors import InputError, InputErrors
 from dralloc.io import build, registry
 from dralloc.io.defaults import default_claim, default_namespace, default_template
 from dralloc.io.mixins import flatten_slice
-from dralloc.io.parse import RawDocument, iter_documents
+from dralloc.io.parse import RawDocument, UnreadableError, iter_documents, read_documents
 from dralloc.io.progress import LoadProgress
 from dralloc.models import (
     DeviceClass,
@@ -40,6 +40,11 @@ from dralloc.models import (
     TypedObject,
     Workload,
 )
+
+# UnreadableError, read_documents and RawDocument live in dralloc.io.parse;
+# they are still importable from here, where they used to be.
+__all__ = ["ObjectSet", "RawDocument", "UnreadableError", "describe_key", "iter_files", "load", "object_key",
+           "parse_object", "read_documents"]
 
 SUFFIXES = (".yaml", ".yml", ".json")
 
