@@ -58,7 +58,14 @@ def _claim_findings(state: ClusterState, claim: ResourceClaim, features: Feature
     sel = alloc.node_selector
     for pod in state.users.get(claim.key, []):
         name = pod.spec.node_name
-        if not name or sel is None:
+        if not name:
+            continue
+        if state.objects.node(name) is None:
+            out.append(error("pod-node", claim.key, f"pod {pod_key(pod)} runs on node {name}, which is not in the "
+                             "state (no Node object), so the claim's allocation cannot be checked against it",
+                             (f"Pod {pod_key(pod)}", f"Node {name}", f"ResourceClaim {claim.key}"), ("spec.nodeName",)))
+            continue
+        if sel is None:
             continue
         try:
             ok = selector_matches(sel, state.node(name))

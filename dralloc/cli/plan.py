@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, PREFIX-workloads.png, "
                                  "PREFIX-nodes.png, PREFIX-utilisation.png, PREFIX-occupancy.png, as the question "
                                  "calls for; the files written are listed on stderr)")
+    p.add_argument("--timings", action="store_true",
+                   help="also print how long each model took (wall-clock: left out by default, so that the "
+                        "same inputs always print the same bytes)")
     add_input_args(p)
     p.set_defaults(func=run)
 
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--template-file {args.template_file[0]}: no Node in it")
             opts.template = opts.template or tmpl.nodes[0].name
         answers = [answer(args.question, objs, opts, tmpl)]
-    print(render(answers, args.output))
+    print(render(answers, args.output, args.timings))
     sys.stdout.flush()
     if args.png:
         _pictures(args, answers)

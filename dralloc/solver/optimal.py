@@ -16,7 +16,6 @@ Objectives
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from fractions import Fraction
 
 from ortools.sat.python import cp_model
@@ -25,6 +24,7 @@ from dralloc.encoders.model import Encoding
 from dralloc.errors import InputError
 from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.shareids import ShareIDs
 
 OBJECTIVES = ("claims", "devices", "best-fit", "fragmentation")
 SCALE = 1000
@@ -93,7 +93,7 @@ def _best_fit(enc: Encoding) -> list[tuple[int, cp_model.IntVar]]:
 
 
 def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: float | None,
-             share_ids: Callable[[], str]) -> Outcome:
+             share_ids: ShareIDs) -> Outcome:
     names = [n.strip() for n in (objective or "claims,best-fit").split(",") if n.strip()]
     t0 = time.perf_counter()
     # first-fit floor and hint (claims optional: first-fit takes what it can in order)
@@ -104,8 +104,7 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
     enc.model.ClearHints()
     enc.model.proto.search_strategy.clear()
     report: list[dict[str, object]] = []
-    solver: cp_model.CpSolver | None = None
-    status = cp_model.UNKNOWN
+    found: cp_model.CpSolver | None = None
     for name in names:
         terms, maximize = _terms(enc, name)
         expr = sum(w * v for w, v in terms)
@@ -118,22 +117,52 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         status = solver.Solve(enc.model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
+        found = solver
         val = round(solver.ObjectiveValue())
         bound = round(solver.BestObjectiveBound())
         report.append({"objective": name, "value": val, "bound": bound, "gap": abs(bound - val),
                        "status": solver.StatusName(status)})
-        enc.model.Add(expr == val) if status == cp_model.OPTIMAL else None
+        # keep this objective's value (proven) or at least it (time limit) for the next ones
+        enc.model.Add(expr == val if status == cp_model.OPTIMAL else expr >= val if maximize else expr <= val)
         hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
         enc.model.ClearHints()
-    out.solver = {"objectives": report, "wall_time_s": round(time.perf_counter() - t0, 6)}
-    if solver is not None and status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        fill(out, enc, *decode(enc, solver, share_ids))
+    out.solver = {"objectives": report}
+    if found is not None:
+        if len(report) < len(names):
+            out.notes.append(f"objective {names[len(report)]} gave no answer in time: the answer is the best "
+                             f"for {', '.join(r['objective'] for r in report)}")  # type: ignore[misc]
+        fill(out, enc, *decode(enc, _canonical(enc, found, time_limit, report, out)), share_ids)
     elif ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        fill(out, enc, *decode(enc, ff_solver, share_ids))
+        fill(out, enc, *decode(enc, ff_solver), share_ids)
         out.notes.append("optimal search gave no answer in time: first-fit's answer returned")
     else:
         out.status = Status.UNSATISFIABLE
+    out.solver["wall_time_s"] = round(time.perf_counter() - t0, 6)
     return out
+
+
+def _canonical(enc: Encoding, found: cp_model.CpSolver, time_limit: float | None,
+               report: list[dict[str, object]], out: Outcome) -> cp_model.CpSolver:
+    """The tie-break among equally good answers: of all the answers whose
+    objective values equal (or, after a time limit, are at least as good as)
+    the ones found, the first in Kubernetes' search order -- the same fixed,
+    single-worker search as first-fit, under the objectives' constraints. The
+    answer then depends on the inputs only, not on which optimum the parallel
+    search met first."""
+    enc.model.ClearObjective()
+    enc.model.ClearHints()
+    solver, status = first_fit_solve(enc, time_limit)
+    out.solver["tie_break"] = {"status": solver.StatusName(status), "wall_time_s": round(solver.WallTime(), 6),
+                               "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        proven = all(r["status"] == "OPTIMAL" for r in report)
+        if not proven:
+            out.notes.append("the time limit stopped the optimal search before it proved its answer: another "
+                             "run may find a different one")
+        return solver
+    out.notes.append("the time limit stopped the tie-break among equal answers: this is one of them, "
+                     "another run may return another")
+    return found
 
 
 def _all_vars(enc: Encoding) -> list[cp_model.IntVar]:

@@ -36,6 +36,7 @@ from dralloc.planner.simulate.podsim import done
 from dralloc.planner.view.pods import PodDemand
 from dralloc.solver.cpsat import decode, fill
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.search import tie_break
 
 Var = cp_model.IntVar
 
@@ -104,6 +105,7 @@ class JointModel:
         self.z: dict[tuple[str, str], Var] = {}
         self.s: dict[tuple[str, str], Var] = {}
         self.skipped: list[str] = []
+        self.objective: cp_model.LinearExprT = 0
         self.gangs = gangs or {}                 # gang -> pods it needs placed together
 
     def _encode(self, node: Node) -> None:
@@ -146,7 +148,19 @@ class JointModel:
         self._shared_claims()
         self._across_nodes()
         w = {r.key: r.weight for r in self.part.replicas}
-        self.m.maximize(sum(w[k] * v for (k, _), v in self.z.items()))
+        self.objective = sum(w[k] * v for (k, _), v in self.z.items())
+        self.m.maximize(self.objective)
+
+    def order(self) -> list[Var]:
+        """The tie-break order: replicas in demand order, each on the nodes in
+        order; the shared claims; then each node's choices in Kubernetes'
+        search order."""
+        out = [self.z[r.key, n.name] for r in self.part.replicas for n in self.part.nodes
+               if (r.key, n.name) in self.z]
+        out += [self.s[k] for k in sorted(self.s)]
+        for ne in self.encs:
+            out.extend(ne.enc.decision_order())
+        return out
 
     def placed_var(self, key: str) -> cp_model.LinearExprT:
         return sum(v for (k, _), v in self.z.items() if k == key)
@@ -257,15 +271,16 @@ class JointModel:
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             res.bound = round(solver.best_objective_bound)
             res.value = round(solver.objective_value)
-            self._decode(solver, res)
+            canon, ok = tie_break(self.m, self.objective, True, res.value, code == cp_model.OPTIMAL,
+                                  self.order(), time_limit)
+            self._decode(canon if ok else solver, res)
         res.wall_time = time.perf_counter() - t0
         return res
 
     def _decode(self, solver: cp_model.CpSolver, res: PartResult) -> None:
-        ids = itertools.count()
         for ne in self.encs:
             out = Outcome(Status.ERROR, "optimal", ne.node.name, [])
-            fill(out, ne.enc, *decode(ne.enc, solver, lambda: f"joint-share-{next(ids)}"))
+            fill(out, ne.enc, *decode(ne.enc, solver))
             assert out.allocations is not None
             mine: list[ResourceClaim] = []
             for key, idx in ne.slots.items():

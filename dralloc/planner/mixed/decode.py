@@ -155,7 +155,6 @@ class Allocator:
         self.sim, self.features, self.items = sim, features, items
         self.known: dict[object, tuple[str, list[tuple[str, str]], list[AllocationResult]] | None] = {}
         self.calls = 0
-        self.shares = 0
 
     def allocate(self, np_: NodePlan, claims: list[ResourceClaim]) -> list[AllocationResult] | str:
         key = np_.content(self.items)
@@ -177,7 +176,7 @@ class Allocator:
             problem = build_problem(objs.slices, objs.classes, node, claims, held, self.features)
         except AllocationError:
             return None
-        search = ReplaySearch(problem, step_limit=REPLAY_STEPS, share_ids=self._ids)
+        search = ReplaySearch(problem, step_limit=REPLAY_STEPS)
         try:
             if search.run():
                 return node.name, t.pools[node.name], [
@@ -200,12 +199,8 @@ class Allocator:
         if solver.solve(enc.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return None
         out = Outcome(Status.ERROR, "optimal", node.name, [])
-        fill(out, enc, *decode(enc, solver, self._ids))
+        fill(out, enc, *decode(enc, solver))
         return (node.name, t.pools[node.name], list(out.allocations)) if out.allocations is not None else None
-
-    def _ids(self) -> str:
-        self.shares += 1
-        return f"planner-share-{self.shares}"
 
 
 def materialise(plans: list[NodePlan], sim: PodSimulator, features: Features, items: Items) -> Decoded:
