@@ -5,6 +5,7 @@ holds at most 32 results."""
 
 from __future__ import annotations
 
+from dralloc.encoders.linear import NeedsReplay
 from dralloc.encoders.model import Encoding, Option
 from dralloc.errors import AllocationError
 from dralloc.features import Variant
@@ -12,11 +13,6 @@ from dralloc.inventory.capacity import UnknownCapacity, request_over_capacity_ok
 from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
 from dralloc.inventory.taints import untolerated_taint
-
-
-class NeedsReplay(Exception):
-    """The answer depends on the order Kubernetes evaluates things in (a
-    selector error on some device): only the replay can say what it is."""
 
 
 def static_reason(enc: Encoding, spec: RequestSpec, pd: PoolDevice) -> str | None:
@@ -29,7 +25,9 @@ def static_reason(enc: Encoding, spec: RequestSpec, pd: PoolDevice) -> str | Non
         if not p.selectable(pd, spec):
             return "not selected"
     except AllocationError as e:
-        raise NeedsReplay(str(e)) from None
+        # the answer depends on the order Kubernetes evaluates things in (a
+        # selector error on some device): only the replay can say what it is
+        raise NeedsReplay(f"Kubernetes' answer depends on its evaluation order ({e})") from None
     if not p.features.partitionable_devices and dev.consumes_counters:
         return "consumes counters"
     if p.features.device_taints and untolerated_taint(dev.taints, spec.tolerations) is not None:
@@ -77,7 +75,7 @@ def add_choices(enc: Encoding) -> None:
                 enc.options[opt.key] = opt
                 opts.append(var)
                 _add_option(enc, opt, plan.key)
-                sizes.append((spec.num_devices, var))
+                sizes.append((min(spec.num_devices, MAX_RESULTS + 1), var))
             m.Add(sum(opts) == sat).OnlyEnforceIf(enc.guard(f"request {plan.key}/{slot.name}"))
             if enc.use_assumptions:
                 m.Add(sum(opts) <= 1)

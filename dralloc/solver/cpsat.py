@@ -24,6 +24,7 @@ from dralloc.errors import AllocationError
 from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
 from dralloc.quantity import Quantity
+from dralloc.solver.limits import limit_or_default, stopped
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import Chosen, ReplaySearch, StepLimitReached
 from dralloc.solver.results import build_allocation
@@ -31,7 +32,7 @@ from dralloc.solver.results import build_allocation
 REPLAY_COMPARE_STEPS = 200_000
 
 
-def _params(first_fit: bool, time_limit: float | None) -> cp_model.CpSolver:
+def _params(first_fit: bool, time_limit: float) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
     p = solver.parameters
     if first_fit:
@@ -41,8 +42,7 @@ def _params(first_fit: bool, time_limit: float | None) -> cp_model.CpSolver:
         p.stop_after_first_solution = True
     else:
         p.num_workers = 2
-    if time_limit is not None:
-        p.max_time_in_seconds = float(time_limit)
+    p.max_time_in_seconds = float(time_limit)
     return solver
 
 
@@ -82,7 +82,7 @@ def fill(out: Outcome, enc: Encoding, chosen: list[list[Chosen]], selected: dict
     out.status = Status.ALLOCATED if all(sat) else Status.PARTIAL
 
 
-def first_fit_solve(enc: Encoding, time_limit: float | None) -> tuple[cp_model.CpSolver, int]:
+def first_fit_solve(enc: Encoding, time_limit: float) -> tuple[cp_model.CpSolver, int]:
     enc.model.AddDecisionStrategy(enc.decision_order(), cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
     solver = _params(True, time_limit)
     status = solver.Solve(enc.model)
@@ -98,14 +98,15 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
     except NeedsReplay as e:
         from dralloc.solver.api import run_replay
 
-        res = run_replay(problem, out, share_ids)
-        res.notes.append(f"answered by replay: Kubernetes' answer depends on its evaluation order ({e})")
+        res = run_replay(problem, out, share_ids, time_limit)
+        res.notes.append(f"answered by replay: {e}")
         return res
     if mode == "optimal":
         from dralloc.solver.optimal import optimize
 
         return optimize(enc, out, objective, time_limit, ids)
-    solver, status = first_fit_solve(enc, time_limit)
+    limit = limit_or_default(time_limit)
+    solver, status = first_fit_solve(enc, limit)
     out.solver = {"status": solver.StatusName(status), "wall_time_s": round(time.perf_counter() - t0, 6),
                   "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -121,6 +122,9 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
             from dralloc.solver.explain_counts import candidate_report
 
             out.reasons = candidate_report(problem)
+    elif status == cp_model.UNKNOWN:
+        out.status, out.error = Status.ERROR, stopped(limit, "CP-SAT") + " without an answer"
+        return out  # nothing to compare with the Kubernetes search
     else:
         out.status, out.error = Status.ERROR, f"CP-SAT stopped without an answer ({solver.StatusName(status)})"
     compare_with_replay(problem, out)

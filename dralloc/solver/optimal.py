@@ -24,18 +24,27 @@ from ortools.sat.python import cp_model
 from dralloc.encoders.model import Encoding
 from dralloc.errors import InputError
 from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
+from dralloc.solver.limits import Deadline, stopped
 from dralloc.solver.outcome import Outcome, Status
 
 OBJECTIVES = ("claims", "devices", "best-fit", "fragmentation")
 SCALE = 1000
 
 
+MAX_PRIORITY = 10**9
+
+
 def _priority(enc: Encoding, c: int) -> int:
     ann = enc.problem.plans[c].claim.metadata.annotations or {}
+    raw = ann.get("dralloc.io/priority", "1")
     try:
-        return max(1, int(ann.get("dralloc.io/priority", "1")))
+        value = int(raw)
     except ValueError:
-        raise InputError(f"claim {enc.problem.plans[c].key}: annotation dralloc.io/priority must be an integer") from None
+        value = MAX_PRIORITY + 1
+    if value > MAX_PRIORITY:
+        raise InputError(f"claim {enc.problem.plans[c].key}: metadata.annotations[dralloc.io/priority]: "
+                         f"{raw[:40]!r} is not an integer of at most {MAX_PRIORITY}")
+    return max(1, value)
 
 
 def _terms(enc: Encoding, name: str) -> tuple[list[tuple[int, cp_model.IntVar]], bool]:
@@ -84,20 +93,30 @@ def _best_fit(enc: Encoding) -> list[tuple[int, cp_model.IntVar]]:
         for cs, cn in pd.consumption().items():
             for n, v in cn.items():
                 if totals.get((cs, n)):
-                    w += v / totals[(cs, n)]
+                    w += _share(v, totals[(cs, n)])
         for n, cap in (pd.device.capacity or {}).items():
             if totals.get(("capacity", n)):
-                w += cap.value.value / totals[("capacity", n)]
+                w += _share(cap.value.value, totals[("capacity", n)])
         out.extend((int(w * SCALE) + 1, v) for _, v in us)
     return out
 
 
+def _share(amount: Fraction, total: Fraction) -> Fraction:
+    """``amount`` as a share of ``total``, within [0, 1]: a device that could be
+    chosen never consumes more than a counter holds, and the clamp keeps the
+    weights small whatever the quantities (1e19, negative values)."""
+    return min(Fraction(1), max(Fraction(0), amount / total))
+
+
 def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: float | None,
              share_ids: Callable[[], str]) -> Outcome:
+    """The objectives in order, first-fit's answer as hint and floor, all
+    within one time budget (``time_limit``, or the default)."""
     names = [n.strip() for n in (objective or "claims,best-fit").split(",") if n.strip()]
     t0 = time.perf_counter()
+    deadline = Deadline(time_limit)
     # first-fit floor and hint (claims optional: first-fit takes what it can in order)
-    ff_solver, ff_status = first_fit_solve(enc, time_limit)
+    ff_solver, ff_status = first_fit_solve(enc, deadline.left())
     hint = None
     if ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         hint = {v.Index(): ff_solver.Value(v) for v in _all_vars(enc)}
@@ -114,7 +133,7 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
             for v in _all_vars(enc):
                 if v.Index() in hint:
                     enc.model.AddHint(v, hint[v.Index()])
-        solver = _params(False, time_limit)
+        solver = _params(False, deadline.left())
         status = solver.Solve(enc.model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
@@ -122,7 +141,11 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         bound = int(solver.BestObjectiveBound())
         report.append({"objective": name, "value": val, "bound": bound, "gap": abs(bound - val),
                        "status": solver.StatusName(status)})
-        enc.model.Add(expr == val) if status == cp_model.OPTIMAL else None
+        if status != cp_model.OPTIMAL:
+            out.notes.append(f"{stopped(deadline.limit, 'optimal search')}: objective {name} not proven "
+                             f"(value {val}, bound {bound}); later objectives not tried")
+            break
+        enc.model.Add(expr == val)
         hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
         enc.model.ClearHints()
     out.solver = {"objectives": report, "wall_time_s": round(time.perf_counter() - t0, 6)}
@@ -130,7 +153,10 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         fill(out, enc, *decode(enc, solver, share_ids))
     elif ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         fill(out, enc, *decode(enc, ff_solver, share_ids))
-        out.notes.append("optimal search gave no answer in time: first-fit's answer returned")
+        out.notes.append(f"{stopped(deadline.limit, 'optimal search')} without an answer: first-fit's "
+                         "answer returned")
+    elif ff_status == cp_model.UNKNOWN or status == cp_model.UNKNOWN:
+        out.status, out.error = Status.ERROR, stopped(deadline.limit, "CP-SAT") + " without an answer"
     else:
         out.status = Status.UNSATISFIABLE
     return out
