@@ -8,7 +8,7 @@ from functools import cmp_to_key
 from typing import Any
 
 from dralloc.cel.errors import CELRuntimeError, no_overload
-from dralloc.cel.values import UInt, cel_cmp, cel_eq, check_int
+from dralloc.cel.values import UInt, cel_cmp, cel_eq, check_int, check_uint
 
 COST_LIMIT = 1_000_000
 
@@ -27,6 +27,8 @@ def s_char_at(*a: Any) -> str:
 
 
 def _index_of(fn: str, a: tuple[Any, ...], last: bool) -> int:
+    if not a:
+        raise no_overload(fn)
     if isinstance(a[0], list) and len(a) == 2:
         idx = [i for i, v in enumerate(a[0]) if cel_eq(v, a[1])]
         return (idx[-1] if last else idx[0]) if idx else -1
@@ -204,8 +206,8 @@ def l_sum(*a: Any) -> Any:
         if type(v) is not type(total) or isinstance(v, bool) or not isinstance(v, int | float):
             raise no_overload("sum", *a)
         total = total + v
-    if isinstance(total, UInt):
-        return UInt(total)
+    if isinstance(lst[0], UInt):
+        return check_uint(total)
     return check_int(total) if isinstance(total, int) else total
 
 

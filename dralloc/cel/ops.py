@@ -26,6 +26,8 @@ class DomainMaps(dict):  # type: ignore[type-arg]
 def _lookup(m: dict[Any, Any], key: Any) -> tuple[bool, Any]:
     if isinstance(m, DomainMaps):
         return True, m.get(key, EMPTY) if isinstance(key, str) else _bad_key(key)
+    if not isinstance(key, str | int | float | UInt):
+        raise CELRuntimeError(f"unsupported key type: {_tn(key)}")
     if isinstance(key, float) and key.is_integer():
         key = int(key)
     if isinstance(key, bool):
@@ -222,6 +224,8 @@ def _mod(a: Any, b: Any) -> Any:
         raise no_overload("_%_", a, b)
     if b == 0:
         raise CELRuntimeError("modulus by zero")
+    if t is int and a == INT64_MIN and b == -1:
+        raise CELRuntimeError("integer overflow")
     r = abs(a) % abs(b)
     return _fix(t, r if a >= 0 else -r)
 
@@ -230,7 +234,7 @@ def _in(a: Any, b: Any) -> bool:
     if isinstance(b, list):
         return any(cel_eq(a, x) for x in b)
     if isinstance(b, dict):
-        return _lookup(b, a)[0] if not isinstance(b, DomainMaps) else a in b
+        return _lookup(b, a)[0] if not isinstance(b, DomainMaps) else isinstance(a, str) and a in b
     raise no_overload("@in", a, b)
 
 
