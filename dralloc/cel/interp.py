@@ -3,7 +3,8 @@
 Errors are raised as CELRuntimeError. ``&&``/``||`` and the ``all``/``exists``
 macros absorb errors when the other operands decide the result, as cel-go
 does. Every call and comprehension step is charged to ``env.cost``; going over
-the Kubernetes limit raises the cost error, so no expression can run for long."""
+the Kubernetes limit raises the cost error, so no expression can run for long
+(:mod:`dralloc.cel.cost`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from dralloc.cel import ops
+from dralloc.cel.cost import Env, traversal
 from dralloc.cel.errors import CELRuntimeError, no_overload
-from dralloc.cel.library import COST_LIMIT, COSTS, GLOBAL, MEMBER, cost_exceeded
+from dralloc.cel.library import COSTS, GLOBAL, MEMBER
 from dralloc.cel.parse import Call, Ident, Index, ListLit, Lit, MapLit, Node, Select
 from dralloc.cel.values import CelType, Opt, type_name
 
@@ -22,20 +24,6 @@ TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "lis
                         "null_type", "type"})
 MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter",
                     "transformList", "transformMap", "sortBy", "optMap", "optFlatMap"})
-
-
-class Env:
-    __slots__ = ("vars", "cost", "limit")
-
-    def __init__(self, variables: dict[str, Any], limit: int = COST_LIMIT) -> None:
-        self.vars = variables
-        self.cost = 0
-        self.limit = limit
-
-    def charge(self, n: int) -> None:
-        self.cost += n
-        if self.cost > self.limit:
-            raise cost_exceeded()
 
 
 def _size_cost(v: Any) -> int:
@@ -57,8 +45,7 @@ def compile_node(node: Node, scope: frozenset[str] = frozenset()) -> Fn:
     if isinstance(node, Index):
         return _index(node, scope)
     if isinstance(node, ListLit):
-        items = [compile_node(i, scope) for i in node.items]
-        return lambda env: [f(env) for f in items]
+        return _list_lit(node, scope)
     if isinstance(node, MapLit):
         return _map_lit(node, scope)
     assert isinstance(node, Call)
@@ -91,6 +78,16 @@ def _index(node: Index, scope: frozenset[str]) -> Fn:
     def idx(env: Env) -> Any:
         return ops.index(operand(env), index(env), optional)
     return idx
+
+
+def _list_lit(node: ListLit, scope: frozenset[str]) -> Fn:
+    items = [compile_node(i, scope) for i in node.items]
+    size = len(items)
+
+    def build(env: Env) -> list[Any]:
+        env.charge(size)
+        return [f(env) for f in items]
+    return build
 
 
 def _map_lit(node: MapLit, scope: frozenset[str]) -> Fn:
@@ -140,14 +137,17 @@ def _invoke(name: str, impl: Callable[..., Any] | None, argfns: list[Fn]) -> Fn:
         vals = [f(env) for f in argfns]
         if vals and isinstance(vals[0], Opt) and name not in _OPT_AWARE:
             raise no_overload(name, *vals)
-        if extra is not None:
-            env.charge(extra(*vals))
+        # work that grows with the arguments is charged before it is done
+        env.charge(extra(*vals) if extra is not None else 0 if name in _FLAT else traversal(vals))
         result = fn(*vals)
         env.charge(1 + _size_cost(result))
         return result
     return call
 
 
+# calls that cost the same whatever the size of their arguments
+_FLAT = frozenset({"size", "type", "dyn", "hasValue", "value", "orValue", "or", "optional.of",
+                   "optional.ofNonZeroValue", "optional.none"})
 _OPT_AWARE = frozenset({"orValue", "or", "hasValue", "value", "optional.of",
                         "optional.ofNonZeroValue", "type", "dyn"})
 

@@ -11,6 +11,7 @@ from typing import Any
 import re2
 
 from dralloc.cel import libconv, libext, libformat, libnamed, libnet, libtime, libtypes, liburl
+from dralloc.cel.cost import COST_LIMIT, cost_exceeded, text_cost, traversal
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.libconv import go_str
 from dralloc.cel.values import (
@@ -23,11 +24,6 @@ from dralloc.cel.values import (
 from dralloc.quantity import Quantity
 
 Impl = Callable[..., Any]
-COST_LIMIT = 1_000_000
-
-
-def cost_exceeded() -> CELRuntimeError:
-    return CELRuntimeError("operation cancelled: actual cost limit exceeded")
 
 
 def _want(fn: str, args: tuple[Any, ...], *types: type | tuple[type, ...]) -> None:
@@ -162,7 +158,17 @@ for _lib in (libconv, libtypes, libext, libnet, liburl, libformat, libtime, libn
 RETURNS: dict[str, str] = {**libnet.RETURNS, **liburl.RETURNS, **libformat.RETURNS, **libtime.RETURNS,
                            **libnamed.RETURNS}
 # calls whose runtime cost depends on their arguments (charged on top of the flat cost)
-COSTS: dict[str, Callable[..., int]] = dict(libnamed.COSTS)
+def regex_cost(*a: Any) -> int:
+    """Kubernetes' cost of a regular expression over a string: the string's
+    traversal times a quarter of the pattern's length (each call of
+    matches/find/findAll)."""
+    if len(a) >= 2 and isinstance(a[0], str) and isinstance(a[1], str):
+        return text_cost(1 + len(a[0])) * max(1, -(-len(a[1]) // 4)) + traversal(a[2:])
+    return traversal(a)
+
+
+COSTS: dict[str, Callable[..., int]] = {**libnamed.COSTS, "matches": regex_cost,
+                                        "find": regex_cost, "findAll": regex_cost}
 
 # helpers re-exported for the interpreter
 __all__ = ["MEMBER", "GLOBAL", "RETURNS", "COSTS", "COST_LIMIT", "cost_exceeded", "cel_cmp", "Quantity"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from dralloc.cel.cost import charge
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.libconv import go_str
 from dralloc.cel.values import INT64_MAX, INT64_MIN, Semver, SemverError
@@ -58,7 +59,7 @@ def q_as_float(*a: Any) -> float:
     try:
         return float(v)
     except OverflowError:   # beyond the double range: Go's float arithmetic gives ±Inf
-        return math.copysign(math.inf, v)
+        return math.inf if v > 0 else -math.inf
 
 
 def q_sign(*a: Any) -> int:
@@ -171,10 +172,13 @@ def r_find_all(*a: Any) -> list[str]:
     limit = a[2] if len(a) == 3 else -1
     if not isinstance(limit, int) or isinstance(limit, bool):
         raise no_overload("findAll", *a)
-    if limit == 0:
-        return []
-    out = [str(m.group(0)) for m in _regex(a[1]).finditer(go_str(a[0]))]
-    return out if limit < 0 else out[:limit]
+    out: list[str] = []
+    for m in _regex(a[1]).finditer(go_str(a[0])):
+        if len(out) == limit:
+            break
+        charge(5)   # each match, as it is found (an empty pattern matches everywhere)
+        out.append(str(m.group(0)))
+    return out
 
 
 MEMBER = {

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cel import libtime
+from dralloc.cel.cost import text_cost
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.libtime import TimeValue
 from dralloc.cel.values import INT64_MIN, Opt, UInt, cel_cmp, cel_eq, check_int, check_uint
@@ -238,21 +239,41 @@ def _in(a: Any, b: Any) -> bool:
     raise no_overload("@in", a, b)
 
 
-def _binary(impl: Callable[[Any, Any], Any], fns: list[Fn]) -> Fn:
-    left, right = fns
-    if impl is _add:
-        def add(env: Env) -> Any:
-            r = _add(left(env), right(env))
-            if isinstance(r, list):
-                env.charge(len(r))
-            elif isinstance(r, str | bytes):
-                env.charge(len(r) // 10)
-            return r
-        return add
+def _add_cost(a: Any, b: Any) -> int:
+    """A new string or list: its size, charged before it is built."""
+    if isinstance(a, str | bytes) and isinstance(b, str | bytes):
+        return text_cost(len(a) + len(b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) + len(b)
+    return 0
 
-    def f(env: Env) -> Any:
-        return impl(left(env), right(env))
-    return f
+
+def _compare_cost(a: Any, b: Any) -> int:
+    """Comparing strings reads the shorter one (cel-go); nested lists and
+    maps are charged element by element as they are compared."""
+    if isinstance(a, str | bytes) and isinstance(b, str | bytes):
+        return text_cost(min(len(a), len(b)))
+    return 0
+
+
+def _in_cost(a: Any, b: Any) -> int:
+    return len(b) if isinstance(b, list) else 0
+
+
+def _binary(fn: str, fns: list[Fn]) -> Fn:
+    impl = _BINARY[fn]
+    left, right = fns
+    pre = _PRECHARGE.get(fn)
+    if pre is None:
+        def f(env: Env) -> Any:
+            return impl(left(env), right(env))
+        return f
+
+    def g(env: Env) -> Any:
+        a, b = left(env), right(env)
+        env.charge(pre(a, b))
+        return impl(a, b)
+    return g
 
 
 def _unary(impl: Callable[[Any], Any], fns: list[Fn]) -> Fn:
@@ -265,6 +286,10 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "_<_": lambda a, b: cel_cmp("_<_", a, b) < 0, "_<=_": lambda a, b: cel_cmp("_<=_", a, b) <= 0,
     "_>_": lambda a, b: cel_cmp("_>_", a, b) > 0, "_>=_": lambda a, b: cel_cmp("_>=_", a, b) >= 0,
     "_+_": _add, "_-_": _sub, "_*_": _mul, "_/_": _div, "_%_": _mod, "@in": _in,
+}
+_PRECHARGE: dict[str, Callable[[Any, Any], int]] = {
+    "_+_": _add_cost, "@in": _in_cost,
+    **{op: _compare_cost for op in ("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_")},
 }
 OPERATORS = frozenset({*_BINARY, "_&&_", "_||_", "_?_:_", "!_", "-_"})
 
@@ -280,4 +305,4 @@ def compile_operator(fn: str, fns: list[Fn]) -> Fn:
         return _unary(_not, fns)
     if fn == "-_":
         return _unary(_neg, fns)
-    return _binary(_BINARY[fn], fns)
+    return _binary(fn, fns)
