@@ -22,3 +22,20 @@ class InputError(DrallocError):
 class AllocationError(DrallocError):
     """A fatal allocation error, as the Kubernetes allocator returns one
     (as opposed to "cannot allocate on this node", which is a result)."""
+
+
+class InputErrors(InputError):
+    """Several input problems at once (a batch reports each failure): ``errors``
+    holds them in input order; the message is the first one and a count."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        if not errors:
+            raise ValueError("InputErrors needs at least one error")
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        super().__init__(first.message + more, source=first.source, obj=first.obj, field=first.field)
+        self.errors = list(errors)
+
+    def lines(self) -> list[str]:
+        """One line per problem."""
+        return [str(e) for e in self.errors]

@@ -28,6 +28,19 @@ GATES = {
 }
 
 
+# The gates a Kubernetes 1.36 cluster has on by default (pkg/features/kube_features.go
+# at release-1.36): DRAPrioritizedList (GA), DRAAdminAccess (GA), DRAPartitionableDevices,
+# DRADeviceTaints, DRAConsumableCapacity, DRADeviceBindingConditions (beta, on) and
+# DRAResourceClaimDeviceStatus (beta since 1.33, on). Off by default: DRAListTypeAttributes
+# (alpha in 1.36) and DRAResourceSliceMixins (alpha; dralloc flattens mixins on load anyway).
+# The library, every command and the planner start from this set.
+KUBERNETES_RELEASE = "1.36"
+DEFAULT_GATES: tuple[str, ...] = (
+    "DRAAdminAccess", "DRAConsumableCapacity", "DRADeviceBindingConditions", "DRADeviceTaints",
+    "DRAPartitionableDevices", "DRAPrioritizedList", "DRAResourceClaimDeviceStatus",
+)
+
+
 class Variant(str, Enum):
     STABLE = "stable"
     INCUBATING = "incubating"
@@ -63,6 +76,11 @@ class Features:
             if flag:
                 flags[flag] = True
         return cls(**flags)
+
+    @classmethod
+    def default(cls) -> Features:
+        """The feature set of a default Kubernetes cluster (:data:`DEFAULT_GATES`)."""
+        return cls.from_gates(DEFAULT_GATES)
 
     @classmethod
     def all(cls) -> Features:

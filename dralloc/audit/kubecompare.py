@@ -81,7 +81,7 @@ def _run(objs: ObjectSet, u: Unit, held: list[ResourceClaim], features: Features
          variant: Variant | None) -> list[list[tuple[str, str, str, str]]] | str:
     bare = [c.model_copy(update={"status": None}) for c in u.claims]
     out = allocate(objs, u.node, bare, allocated=held, features=features, mode="replay",
-                   variant=variant, share_ids=lambda: _FIXED_SHARE)
+                   variant=variant, share_ids=lambda: _FIXED_SHARE, admission=False)
     if not out.ok or out.allocations is None:
         return out.error or "unsatisfiable"
     return [_devices(a) for a in out.allocations]

@@ -68,7 +68,7 @@ class PendingAnalysis:
         if not self.budget.take():
             return None
         return allocate(self.state.objects, node, claims, allocated=held, features=self.features,
-                        mode="replay", variant=self.variant)
+                        mode="replay", variant=self.variant, admission=False)
 
     def fits(self, claims: list[ResourceClaim], held: list[ResourceClaim],
              nodes: list[Node]) -> tuple[Node, list[ResourceClaim]] | None:

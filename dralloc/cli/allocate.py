@@ -24,28 +24,19 @@ import yaml
 from dralloc.cli.inputs import add_target_args, resolve
 from dralloc.errors import InputError
 from dralloc.models import ResourceClaim
-from dralloc.solver.api import MODES, allocate
+from dralloc.solver.api import DEFAULT_MODE, MODES, allocate
 from dralloc.solver.outcome import Outcome, Status
 
 EXIT_OK, EXIT_UNSATISFIABLE, EXIT_BAD_INPUT = 0, 1, 2
-
-
-def default_mode() -> str:
-    """first-fit (CP-SAT) when OR-Tools and the CP-SAT module are available."""
-    try:
-        import dralloc.solver.cpsat  # noqa: F401
-    except ImportError:
-        return "replay"
-    return "first-fit"
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("allocate", help="allocate claims on a node and print them with status.allocation",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_args(p)
-    p.add_argument("--mode", choices=MODES, default=None,
+    p.add_argument("--mode", choices=MODES, default=DEFAULT_MODE,
                    help="replay: Kubernetes' search step by step; first-fit: the same answer via CP-SAT; "
-                        "optimal: CP-SAT with --objective (default: first-fit, replay without OR-Tools)")
+                        "optimal: CP-SAT with --objective (default: %(default)s, as for the library)")
     p.add_argument("--objective", help="optimal mode: comma-separated objectives, in priority order")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout")
@@ -95,14 +86,15 @@ def _print(claims: list[ResourceClaim], out: Outcome, fmt: str) -> None:
 
 def run_all_nodes(args: argparse.Namespace) -> int:
     """One line per Node: can the claims be allocated there, and on what."""
-    objs, _, claims, features = resolve(args)
+    objs, _, claims, features, admitted = resolve(args)
     if not objs.nodes:
         raise InputError("--all-nodes needs Node objects in the files")
-    mode = args.mode or default_mode()
+    mode = args.mode
     rows = [("NODE", "RESULT", "DEVICES")]
     fits = 0
     for node in sorted(objs.nodes, key=lambda n: n.name):
-        out = allocate(objs, node, claims, features=features, mode=mode, time_limit=args.time_limit)
+        out = allocate(objs, node, claims, features=features, mode=mode, time_limit=args.time_limit,
+                       admission=admitted)
         if out.status is Status.ALLOCATED:
             fits += 1
             devs = [f"{r.request}={r.pool}/{r.device}" for a in out.allocations or []
@@ -120,10 +112,10 @@ def run_all_nodes(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.all_nodes:
         return run_all_nodes(args)
-    objs, node, claims, features = resolve(args)
-    mode = args.mode or default_mode()
+    objs, node, claims, features, admitted = resolve(args)
+    mode = args.mode
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit)
+                   time_limit=args.time_limit, admission=admitted)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:

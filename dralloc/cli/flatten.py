@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from dralloc.cli.inputs import add_input_args, warn
 from dralloc.io import load
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
@@ -24,11 +25,13 @@ def register(subparsers: Any) -> None:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("files", nargs="+", metavar="FILE", help="YAML/JSON files or directories ('-' for stdin)")
     p.add_argument("--format", choices=("yaml", "json"), default="yaml", help="output format")
+    add_input_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    objs = load(args.files, skip_unknown=True)
+    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins)
+    warn(args, objs.warnings)
     docs = [s.dump() for s in objs.slices]
     if args.format == "json":
         out: Any = docs[0] if len(docs) == 1 else {"apiVersion": "v1", "kind": "List", "items": docs}

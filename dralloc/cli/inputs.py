@@ -1,43 +1,72 @@
-"""Shared command-line inputs for the commands that look at one allocation
-question (allocate, explain, encode): files, node, claims or pod, features.
+"""Shared command-line inputs: the front door every command reads files
+through (:func:`read`: load, a warning line per skipped document or replaced
+duplicate, admission), and the target of one allocation question (allocate,
+explain, encode): files, node, claims or pod, features.
 
 Which claims: ``--claim NS/NAME`` (repeatable), or ``--pod NS/NAME`` (the
 pod's claims; templates instantiated as the resource-claim controller would),
 or every claim in the files that has no allocation yet, in file order. Which
 node: ``--node``, the pod's ``spec.nodeName``, or the only Node in the files.
 A scenario file (the conformance format) is accepted too: its node, features,
-allocated claims and claims are used."""
+allocated claims and claims are used, as the allocator's own input (no
+admission; a --node without a Node object is fine there)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
 from dralloc.errors import InputError
-from dralloc.features import Features
+from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE, Features
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
 from dralloc.io.scenario import Scenario, parse_scenario
 from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim
+from dralloc.solver.api import allocated_claims, find_node
+from dralloc.validation.admission import admit
 
-DEFAULT_GATES = ("DRAPrioritizedList", "DRAPartitionableDevices", "DRADeviceTaints", "DRAAdminAccess",
-                 "DRAConsumableCapacity", "DRADeviceBindingConditions")
+
+def add_input_args(p: argparse.ArgumentParser) -> None:
+    """--strict and --last-wins, for every command that reads object files."""
+    p.add_argument("--strict", action="store_true",
+                   help="documents of kinds dralloc does not read are errors, not warnings")
+    p.add_argument("--last-wins", action="store_true",
+                   help="two objects of one kind and name: keep the later one (with a warning) "
+                        "instead of refusing the input")
+
+
+def warn(args: argparse.Namespace, lines: Sequence[str]) -> None:
+    for line in lines:
+        print(f"dralloc {getattr(args, 'command', '') or ''}: warning: {line}".replace("  ", " "), file=sys.stderr)
+
+
+def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True) -> ObjectSet:
+    """The objects in ``paths`` through the front door: every problem raised
+    at once (exit 2), a warning line per skipped document or replaced
+    duplicate on stderr, then admission (API-server defaults and validation)."""
+    objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False))
+    warn(args, objs.warnings)
+    return admit(objs) if admission else objs
 
 
 def add_target_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="YAML/JSON files or folders (- for stdin), or one scenario file")
+    add_input_args(p)
     p.add_argument("--node", help="node to allocate on (default: the pod's node, or the only Node in the files)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--claim", action="append", default=[], metavar="NS/NAME",
                      help="claim to allocate (repeatable; default: every unallocated claim, in order)")
     who.add_argument("--pod", metavar="NS/NAME", help="allocate the claims of this pod")
     p.add_argument("--features", default=None,
-                   help="comma-separated feature gates, 'all' or 'none' (default: "
-                        + ",".join(DEFAULT_GATES) + "; a scenario's own list for scenario files)")
+                   help="comma-separated feature gates, 'all' or 'none' (default: Kubernetes "
+                        f"{KUBERNETES_RELEASE}'s: " + ",".join(DEFAULT_GATES)
+                        + "; a scenario's own list for scenario files)")
 
 
 def parse_features(text: str) -> Features:
@@ -51,7 +80,7 @@ def parse_features(text: str) -> Features:
 def _find_pod(objs: ObjectSet, key: str) -> Pod:
     ns, _, name = key.rpartition("/")
     for pod in objs.pods:
-        if pod.name == name and (pod.namespace or "default") == (ns or "default"):
+        if pod.name == name and pod.namespace == (ns or "default"):
             return pod
     raise InputError(f"pod {key} not found among the {len(objs.pods)} Pod(s) in the files")
 
@@ -60,7 +89,7 @@ def pod_claims(objs: ObjectSet, pod: Pod) -> list[ResourceClaim]:
     """The pod's claims, in ``spec.resourceClaims`` order. A template is
     instantiated as the controller does (its spec, labels and annotations),
     named ``<pod>-<entry>`` where Kubernetes would add a random suffix."""
-    ns = pod.namespace or "default"
+    ns = pod.namespace
     where = f"Pod {ns}/{pod.name}"
     out = []
     for i, pc in enumerate(pod.spec.resource_claims or []):
@@ -74,7 +103,7 @@ def pod_claims(objs: ObjectSet, pod: Pod) -> list[ResourceClaim]:
         if not pc.resource_claim_template_name:
             raise InputError("neither resourceClaimName nor resourceClaimTemplateName is set", obj=where, field=field)
         t = next((t for t in objs.templates if t.name == pc.resource_claim_template_name
-                  and (t.namespace or "default") == ns), None)
+                  and t.namespace == ns), None)
         if t is None:
             raise InputError(f"ResourceClaimTemplate {ns}/{pc.resource_claim_template_name} is not in the files",
                              obj=where, field=field)
@@ -86,10 +115,17 @@ def pod_claims(objs: ObjectSet, pod: Pod) -> list[ResourceClaim]:
     return out
 
 
-def _node(objs: ObjectSet, name: str | None, pod: Pod | None) -> Node:
+def _node(args: argparse.Namespace, objs: ObjectSet, name: str | None, pod: Pod | None) -> Node:
+    """The node asked for: it must be one of the Nodes in the files when they
+    hold any ("node X not found", not "does not fit"); without Nodes it is
+    taken by name, with a note when no slice names it either."""
     name = name or (pod.spec.node_name if pod is not None else None)
     if name:
-        return objs.node(name) or Node(metadata=ObjectMeta(name=name))
+        node = find_node(objs, name)
+        if not objs.nodes and not any(s.spec.node_name == name for s in objs.slices):
+            warn(args, [f"node {name}: the files hold no Node and no ResourceSlice names it; it is taken "
+                        "without labels, so only slices for all nodes can serve it"])
+        return node
     if len(objs.nodes) == 1:
         return objs.nodes[0]
     raise InputError(f"--node is required: the files hold {len(objs.nodes)} Node objects, not exactly one")
@@ -108,7 +144,17 @@ def _scenario(paths: list[str]) -> Scenario | None:
     return None
 
 
-def _from_scenario(sc: Scenario, args: argparse.Namespace) -> tuple[ObjectSet, Node, list[ResourceClaim], Features]:
+class Target(NamedTuple):
+    """One allocation question from the command line."""
+
+    objs: ObjectSet
+    node: Node
+    claims: list[ResourceClaim]
+    features: Features
+    admitted: bool = True  # False for a scenario file: the allocator's own input, as it is
+
+
+def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
     objs = ObjectSet()
     objs.extend(sc.objects)
     for c in [*sc.allocated, *sc.claims]:
@@ -118,7 +164,7 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> tuple[ObjectSet, N
     if args.node:
         node = Node(metadata=ObjectMeta(name=args.node))
     claims = [_claim(objs, k) for k in args.claim] if args.claim else list(sc.claims)
-    return objs, node, claims, features
+    return Target(objs, node, claims, features, admitted=False)
 
 
 def _claim(objs: ObjectSet, key: str) -> ResourceClaim:
@@ -128,19 +174,17 @@ def _claim(objs: ObjectSet, key: str) -> ResourceClaim:
     return c
 
 
-def resolve(args: argparse.Namespace) -> tuple[ObjectSet, Node, list[ResourceClaim], Features]:
+def resolve(args: argparse.Namespace) -> Target:
     sc = _scenario(args.files)
     if sc is not None:
         return _from_scenario(sc, args)
-    objs = load(args.files, skip_unknown=True)
-    if objs.errors:
-        raise objs.errors[0]
-    features = parse_features(args.features or ",".join(DEFAULT_GATES))
+    objs = read(args, args.files)
+    features = parse_features(args.features) if args.features else Features.default()
     pod = _find_pod(objs, args.pod) if args.pod else None
     if getattr(args, "all_nodes", False):
         node = Node(metadata=ObjectMeta(name=""))  # the caller tries every Node
     else:
-        node = _node(objs, args.node, pod)
+        node = _node(args, objs, args.node, pod)
     if pod is not None:
         claims = pod_claims(objs, pod)
     elif args.claim:
@@ -149,11 +193,9 @@ def resolve(args: argparse.Namespace) -> tuple[ObjectSet, Node, list[ResourceCla
         claims = [c for c in objs.claims if not (c.status and c.status.allocation)]
         if not claims:
             raise InputError("no unallocated ResourceClaim in the files (give --claim or --pod)")
-    return objs, node, claims, features
+    return Target(objs, node, claims, features)
 
 
 def problem_from_args(args: argparse.Namespace) -> Problem:
-    objs, node, claims, features = resolve(args)
-    ids = {id(c) for c in claims}
-    allocated = [c for c in objs.claims if id(c) not in ids and c.status and c.status.allocation]
-    return build_problem(objs.slices, objs.classes, node, claims, allocated, features)
+    objs, node, claims, features, _ = resolve(args)
+    return build_problem(objs.slices, objs.classes, node, claims, allocated_claims(objs, claims), features)

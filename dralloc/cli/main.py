@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from dralloc.errors import DrallocError
+from dralloc.errors import DrallocError, InputErrors
 
 # Subcommand modules, in the order `dralloc --help` lists them. A module that
 # is not there yet (work in progress) is simply left out.
@@ -46,6 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     try:
         return int(args.func(args))
+    except InputErrors as e:  # one line per problem
+        for line in e.lines():
+            print(f"dralloc {args.command}: error: {line}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except DrallocError as e:
         print(f"dralloc {args.command}: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT

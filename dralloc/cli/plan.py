@@ -7,9 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from dralloc.cli.inputs import add_input_args, read, warn
 from dralloc.errors import InputError
 from dralloc.planner.answer import Answer
-from dralloc.planner.api import QUESTIONS, Options, answer, answer_files, load_objects
+from dralloc.planner.api import QUESTIONS, Options, answer, answer_files
 from dralloc.planner.parallel import run_all
 from dralloc.planner.simulate.firstfit import POLICIES
 
@@ -32,14 +33,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("-o", "--output", choices=("table", "yaml", "json"), default="table")
     p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, PREFIX-utilisation.png, PREFIX-occupancy.png)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
+    add_input_args(p)
     p.set_defaults(func=run)
 
 
 def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
     demands = [[d] for d in args.demand] or [[]]
     templates = [[t] for t in args.template_file] or [[]]
-    tasks = [(args.question, args.paths, d, opts, t) for d in demands for t in templates]
+    tasks = [(args.question, args.paths, d, opts, t, args.strict, args.last_wins)
+             for d in demands for t in templates]
     dicts = run_all(answer_files, tasks, args.scheduler, args.workers)
+    warn(args, sorted({w for d in dicts for w in d.get("warnings", [])}))
     return [Answer(d["question"], d["firstFit"], d["optimal"], d["gap"], {**d.get("detail", {}), **{
         "inputs": d["inputs"]}}) for d in dicts]
 
@@ -52,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
         answers = _sweep(args, opts)
     else:
-        objs = load_objects([*args.paths, *args.demand])
-        tmpl = load_objects(args.template_file) if args.template_file else None
+        objs = read(args, [*args.paths, *args.demand])
+        tmpl = read(args, args.template_file) if args.template_file else None
         if tmpl is not None:
             if not tmpl.nodes:
                 raise InputError(f"--template-file {args.template_file[0]}: no Node in it")

@@ -1,5 +1,11 @@
-"""``dralloc validate FILES``: report what the API server would reject and what
-the allocator would find wrong with the pools.
+"""``dralloc validate FILES``: report what the API server would reject (the
+same rules every other command applies before it runs: what validate calls an
+error, they refuse) and, as warnings, what the API server accepts but the
+allocator will find wrong (pools, counts beyond its limit).
+
+Documents of kinds dralloc does not read get a warning line each on stderr
+(errors with --strict); two objects of one kind and name are an error
+(--last-wins keeps the later one).
 
 Exit code 0: valid (warnings allowed); 1: findings of severity error;
 2: a file could not be read or parsed at all."""
@@ -11,6 +17,7 @@ import json
 import sys
 from typing import Any
 
+from dralloc.cli.inputs import add_input_args, warn
 from dralloc.io import load
 from dralloc.io.loader import UnreadableError
 from dralloc.validation import ERROR, Finding, validate
@@ -23,6 +30,7 @@ def register(subparsers: Any) -> None:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("files", nargs="+", metavar="FILE", help="YAML/JSON files or directories ('-' for stdin)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    add_input_args(p)
     p.set_defaults(func=run)
 
 
@@ -33,18 +41,18 @@ def _summary(findings: list[Finding], objects: int, skipped: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    objs = load(args.files, skip_unknown=True)
+    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins)
     findings = validate(objs)
     count = sum(1 for _ in objs.all())
     if args.format == "json":
         json.dump({"findings": [f.__dict__ for f in findings], "skipped": objs.skipped,
-                   "summary": _summary(findings, count, len(objs.skipped))}, sys.stdout, indent=2)
+                   "replaced": objs.replaced, "summary": _summary(findings, count, len(objs.skipped))},
+                  sys.stdout, indent=2)
         print()
     else:
         for f in findings:
             print(f)
-        for s in objs.skipped:
-            print(f"note: {s}")
+        warn(args, objs.warnings)
         print(_summary(findings, count, len(objs.skipped)), file=sys.stderr)
     if any(isinstance(e, UnreadableError) for e in objs.errors):
         return EXIT_UNREADABLE

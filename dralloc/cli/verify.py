@@ -8,12 +8,11 @@ import sys
 from dralloc.audit import verify_state
 from dralloc.audit.render import render
 from dralloc.checker.finding import LEVELS
+from dralloc.cli.inputs import add_input_args, read
 from dralloc.errors import InputError
-from dralloc.features import GATES, Features, Variant
-from dralloc.io import load
+from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE, Features, Variant
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
-DEFAULT_GATES = sorted(g for g, f in GATES.items() if f and g != "DRAListTypeAttributes")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,7 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="cluster dump(s): kubectl get nodes,pods,resourceslices,deviceclasses,"
                         "resourceclaims,resourceclaimtemplates -A -o yaml (files, folders or -)")
     p.add_argument("--features", default=",".join(DEFAULT_GATES),
-                   help="comma-separated feature gates switched on in the cluster (default: %(default)s)")
+                   help=f"comma-separated feature gates switched on in the cluster (default: Kubernetes "
+                        f"{KUBERNETES_RELEASE}'s: %(default)s)")
+    add_input_args(p)
     p.add_argument("--variant", choices=[v.value for v in Variant], help="allocator variant (default: "
                    "the one Kubernetes picks for the features)")
     p.add_argument("--order", help="comma-separated pod keys (namespace/name) in the order their claims "
@@ -49,11 +50,7 @@ def run(args: argparse.Namespace) -> int:
     except InputError as e:
         print(f"dralloc verify: --features: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    objs = load(args.paths, skip_unknown=True)
-    if objs.errors:
-        for problem in objs.errors:
-            print(f"dralloc verify: {problem}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    objs = read(args, args.paths)
     order = [s.strip() for s in args.order.split(",") if s.strip()] if args.order else None
     variant = Variant(args.variant) if args.variant else None
     report = verify_state(objs, features, variant, compare=not args.no_compare, order=order,

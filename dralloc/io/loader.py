@@ -2,8 +2,17 @@
 yaml`` List objects, directories and stdin.
 
 Every problem is reported as an :class:`~dralloc.errors.InputError` naming the
-file, the document, the object and the field; ``load`` keeps going and returns
-all problems at once so a batch reports each failure."""
+file, the document, the object and the field. ``load`` reads everything and
+then raises all problems at once (:class:`~dralloc.errors.InputErrors`), or
+returns them in ``ObjectSet.errors`` when asked to collect them.
+
+What ``load`` does besides parsing, as the API server would see the input:
+documents of kinds dralloc does not read are skipped with a warning line each
+(``ObjectSet.skipped``; errors with ``strict``); two objects of one kind and
+key (namespace/name, or name for cluster-scoped kinds) are an error naming both
+places (with ``last_wins`` the later one replaces the earlier, with a warning
+line in ``ObjectSet.replaced``); a namespaced object without a namespace lands
+in ``default``, as kubectl puts it there."""
 
 from __future__ import annotations
 
@@ -19,9 +28,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from dralloc.errors import InputError
+from dralloc.errors import InputError, InputErrors
 from dralloc.io import registry
-from dralloc.io.defaults import default_claim, default_template
+from dralloc.io.defaults import default_claim, default_namespace, default_template
 from dralloc.io.mixins import flatten_slice
 from dralloc.models import (
     DeviceClass,
@@ -57,6 +66,21 @@ class RawDocument:
         return w if self.item is None else f"{w} items[{self.item}]"
 
 
+Key = tuple[str, str, str]  # kind, namespace ("" for cluster-scoped kinds), name
+
+
+def object_key(obj: TypedObject) -> Key:
+    """What the API server keys an object by: kind and name, plus the
+    namespace for namespaced kinds."""
+    ns = (obj.metadata.namespace or "") if registry.namespaced(obj.kind) else ""
+    return obj.kind, ns, obj.metadata.name
+
+
+def describe_key(key: Key) -> str:
+    kind, ns, name = key
+    return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
+
+
 @dataclass
 class ObjectSet:
     """Everything read, by kind, in input order."""
@@ -68,23 +92,49 @@ class ObjectSet:
     nodes: list[Node] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)    # documents of kinds dralloc does not read
+    replaced: list[str] = field(default_factory=list)   # duplicates replaced (last_wins)
     origin: dict[int, str] = field(default_factory=dict)  # id(obj) -> where
+    admitted: bool = False  # every object defaulted and validated as the API server does
 
-    def add(self, obj: TypedObject, where: str = "") -> None:
-        bucket: list[Any] = {  # type: ignore[assignment]
+    @classmethod
+    def of(cls, objects: Iterable[TypedObject]) -> ObjectSet:
+        """A set of objects built in Python, in the given order; messages name
+        each by its place in ``objects`` ("object #3")."""
+        out = cls()
+        for i, o in enumerate(objects):
+            out.add(o, f"object #{i}")
+        return out
+
+    def _bucket(self, obj: TypedObject) -> list[Any]:
+        return {  # type: ignore[return-value]
             ResourceSlice: self.slices, DeviceClass: self.classes, ResourceClaim: self.claims,
             ResourceClaimTemplate: self.templates, Node: self.nodes, Pod: self.pods,
         }[type(obj)]
-        bucket.append(obj)
+
+    def add(self, obj: TypedObject, where: str = "") -> None:
+        self._bucket(obj).append(obj)
         if where:
             self.origin[id(obj)] = where
+
+    def replace(self, old: TypedObject, new: TypedObject, where: str | None = None) -> None:
+        """Put ``new`` where ``old`` is (same kind), keeping its place in input
+        order; ``new`` takes ``where``, or else ``old``'s origin."""
+        bucket = self._bucket(old)
+        bucket[next(i for i, o in enumerate(bucket) if o is old)] = new
+        here = self.origin.pop(id(old), "")
+        if where is not None:
+            here = where
+        if here:
+            self.origin[id(new)] = here
 
     def extend(self, other: ObjectSet) -> None:
         for obj in other.all():
             self.add(obj, other.origin.get(id(obj), ""))
         self.errors.extend(other.errors)
         self.skipped.extend(other.skipped)
+        self.replaced.extend(other.replaced)
+        self.admitted = False
 
     def all(self) -> Iterator[TypedObject]:
         yield from self.slices
@@ -93,6 +143,11 @@ class ObjectSet:
         yield from self.templates
         yield from self.nodes
         yield from self.pods
+
+    @property
+    def warnings(self) -> list[str]:
+        """Every warning line: skipped documents, replaced duplicates."""
+        return [*self.skipped, *self.replaced]
 
     def where(self, obj: TypedObject) -> str:
         return self.origin.get(id(obj), "")
@@ -104,8 +159,11 @@ class ObjectSet:
         return next((n for n in self.nodes if n.name == name), None)
 
     def claim(self, key: str) -> ResourceClaim | None:
+        """The claim ``namespace/name``; a bare name means the ``default``
+        namespace, as for kubectl (or no namespace, in a scenario file)."""
         ns, _, name = key.rpartition("/")
-        return next((c for c in self.claims if c.name == name and (not ns or c.namespace == ns)), None)
+        spaces = (ns,) if ns else ("default", "")
+        return next((c for c in self.claims if c.name == name and c.namespace in spaces), None)
 
 
 def iter_files(paths: Iterable[str | Path]) -> Iterator[Path | None]:
@@ -196,11 +254,13 @@ def parse_object(data: Any, where: str = "", skip_unknown: bool = False) -> Type
         raise InputError(f"expected a Kubernetes object (a mapping), got {type(data).__name__}", source=where)
     api_version, kind = data.get("apiVersion"), data.get("kind")
     name = (data.get("metadata") or {}).get("name", "") if isinstance(data.get("metadata"), dict) else ""
-    obj_ref = f"{kind or '?'} {name}".strip()
+    obj_ref = f"{kind if isinstance(kind, str) else ''} {name if isinstance(name, str) else ''}".strip()
     if not isinstance(api_version, str) or not isinstance(kind, str):
         keys = ", ".join(sorted(map(str, data))[:6]) or "none"
-        raise InputError(f"not a Kubernetes object: apiVersion and kind must be strings (top-level keys: {keys})",
-                         source=where, obj=obj_ref)
+        hint = ("; it looks like a scenario file, which dralloc check, allocate, explain and encode read"
+                if {"objects", "claims"} <= set(data) else "")
+        raise InputError(f"not a Kubernetes object: apiVersion and kind must be strings (top-level keys: {keys})"
+                         + hint, source=where, obj=obj_ref)
     found = registry.lookup(api_version, kind)
     if found is None:
         if skip_unknown:
@@ -242,31 +302,71 @@ def _after_validation(obj: TypedObject, where: str, obj_ref: str) -> TypedObject
     return obj
 
 
-def load(paths: Iterable[str | Path], skip_unknown: bool = False) -> ObjectSet:
-    """Load every object from ``paths``. Problems are collected in ``.errors``;
-    unknown kinds go to ``.skipped`` when ``skip_unknown`` is set."""
-    result = ObjectSet()
+class _Reader:
+    """Adds parsed objects to an ObjectSet, refusing (or, with ``last_wins``,
+    replacing) duplicates and reporting unknown documents."""
+
+    def __init__(self, strict: bool, last_wins: bool) -> None:
+        self.out = ObjectSet()
+        self.strict = strict
+        self.last_wins = last_wins
+        self.seen: dict[Key, TypedObject] = {}
+
+    def document(self, doc: RawDocument) -> None:
+        try:
+            obj = parse_object(doc.data, doc.where, skip_unknown=True)
+        except InputError as e:
+            self.out.errors.append(e)
+            return
+        if obj is None:
+            self.unknown(doc)
+            return
+        self.register(default_namespace(obj), doc.where)
+
+    def unknown(self, doc: RawDocument) -> None:
+        data = doc.data
+        why = registry.describe_unknown(str(data.get("apiVersion")), str(data.get("kind")))
+        name = (data.get("metadata") or {}).get("name") if isinstance(data.get("metadata"), dict) else None
+        ref = f"{data.get('kind')} {name}" if isinstance(name, str) and name else ""
+        if self.strict:
+            self.out.errors.append(InputError(f"{why} (--strict)", source=doc.where, obj=ref))
+        else:
+            self.out.skipped.append(f"{doc.where}: {why}; skipped")
+
+    def register(self, obj: TypedObject, where: str) -> None:
+        key = object_key(obj)
+        earlier = self.seen.get(key) if key[2] else None  # generateName-only objects are all distinct
+        self.seen[key] = obj
+        if earlier is None:
+            self.out.add(obj, where)
+            return
+        first = self.out.where(earlier) or "an earlier document"
+        if not self.last_wins:
+            self.out.errors.append(InputError(f"duplicate {describe_key(key)}: also defined at {first} "
+                                              "(give --last-wins to keep the later one)",
+                                              source=where, obj=describe_key(key)))
+            self.seen[key] = earlier
+            return
+        self.out.replace(earlier, obj, where)
+        self.out.replaced.append(f"{where}: {describe_key(key)} replaces the one at {first}")
+
+
+def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = False,
+         last_wins: bool = False) -> ObjectSet:
+    """Load every object from ``paths``, in input order.
+
+    Problems (unreadable files, invalid objects, duplicates; documents of
+    unknown kinds when ``strict``) are raised together as
+    :class:`~dralloc.errors.InputErrors` once everything was read, or, with
+    ``collect``, returned in ``.errors``. Documents of kinds dralloc does not
+    read are listed in ``.skipped``; with ``last_wins`` a duplicate replaces
+    the earlier object and ``.replaced`` says so."""
+    reader = _Reader(strict, last_wins)
     for path in iter_files(paths):
         docs, errors = read_documents(path)
-        result.errors.extend(errors)
+        reader.out.errors.extend(errors)
         for doc in docs:
-            try:
-                obj = parse_object(doc.data, doc.where, skip_unknown)
-            except InputError as e:
-                result.errors.append(e)
-                continue
-            if obj is None:
-                kind = doc.data.get("kind") if isinstance(doc.data, dict) else "?"
-                api = doc.data.get("apiVersion") if isinstance(doc.data, dict) else "?"
-                result.skipped.append(f"{doc.where}: {kind} ({api}) is not a kind dralloc reads; skipped")
-            else:
-                result.add(obj, doc.where)
-    return result
-
-
-def load_strict(paths: Iterable[str | Path], skip_unknown: bool = False) -> ObjectSet:
-    """Like :func:`load`, but raise the first problem."""
-    objs = load(paths, skip_unknown)
-    if objs.errors:
-        raise objs.errors[0]
-    return objs
+            reader.document(doc)
+    if reader.out.errors and not collect:
+        raise InputErrors(reader.out.errors)
+    return reader.out

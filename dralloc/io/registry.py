@@ -3,6 +3,7 @@ converter brings an older API version to resource.k8s.io/v1 first."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +27,10 @@ MODELS: dict[str, type[TypedObject]] = {
     "Node": Node,
     "Pod": Pod,
 }
+
+# Kinds without a namespace (the API server clears metadata.namespace on them);
+# every other kind is namespaced and a missing namespace means "default".
+CLUSTER_SCOPED = frozenset({"ResourceSlice", "DeviceClass", "Node"})
 
 RESOURCE_GROUP = "resource.k8s.io"
 _CONVERTERS: dict[tuple[str, str], Converter] = {}
@@ -51,3 +56,18 @@ def lookup(api_version: str, kind: str) -> tuple[type[TypedObject], Converter | 
 
 def supported() -> list[tuple[str, str]]:
     return sorted(_ACCEPTED)
+
+
+def namespaced(kind: str) -> bool:
+    return kind not in CLUSTER_SCOPED
+
+
+def describe_unknown(api_version: str, kind: str) -> str:
+    """Why (apiVersion, kind) is not read, with a hint: the versions dralloc
+    reads for a known kind, or the known kind a misspelt one is closest to."""
+    versions = sorted(a for a, k in _ACCEPTED if k == kind)
+    if versions:
+        return f"{kind} in {api_version} is not an API version dralloc reads (it reads {kind} in {', '.join(versions)})"
+    close = difflib.get_close_matches(kind, sorted(MODELS), n=1, cutoff=0.8)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"{kind} ({api_version}) is not a kind dralloc reads{hint}"

@@ -8,16 +8,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from dralloc.errors import InputError
-from dralloc.features import Features
+from dralloc.features import DEFAULT_GATES, Features
 from dralloc.io import ObjectSet, load
 from dralloc.models import Node
 from dralloc.planner.answer import Answer
 from dralloc.planner.questions.fragmentation import fragmentation
 from dralloc.planner.questions.general import add_nodes_answer, fit_answer
 from dralloc.planner.questions.pattern import add_nodes, fit, layout
-from dralloc.planner.view.cluster import DEFAULT_GATES, Cluster, build_cluster
+from dralloc.planner.view.cluster import Cluster, build_cluster
 from dralloc.planner.view.demand import Demand, demand_from
 from dralloc.planner.view.pods import PodsDemand, pods_demand
+from dralloc.validation.admission import admit
 
 QUESTIONS = ("fit", "add-nodes", "layout", "fragmentation")
 
@@ -32,11 +33,10 @@ class Options:
     progress: bool = False
 
 
-def load_objects(paths: Sequence[str]) -> ObjectSet:
-    objs = load(paths)
-    if objs.errors:
-        raise InputError("\n".join(str(e) for e in objs.errors))
-    return objs
+def load_objects(paths: Sequence[str], strict: bool = False, last_wins: bool = False) -> ObjectSet:
+    """The objects in ``paths``, loaded and admitted (every problem raised at
+    once); skipped documents and replaced duplicates are in ``.warnings``."""
+    return admit(load(paths, strict=strict, last_wins=last_wins))
 
 
 def without_allocations(objs: ObjectSet) -> ObjectSet:
@@ -56,8 +56,12 @@ def _progress(on: bool) -> Any:
 
 
 def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectSet | None = None) -> Answer:
+    """The answer to ``question`` about ``objs`` (admitted first, as the
+    template's objects)."""
     if question not in QUESTIONS:
         raise InputError(f"unknown question {question!r}; choose one of {', '.join(QUESTIONS)}")
+    objs = admit(objs)
+    template_objs = admit(template_objs) if template_objs is not None else None
     feats = Features.from_gates(opts.gates)
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=_progress(opts.progress))
@@ -112,12 +116,14 @@ def _ask(question: str, cluster: Cluster, opts: Options, keep: bool) -> Answer:
 
 
 def answer_files(question: str, cluster: Sequence[str], demand: Sequence[str], opts: Options,
-                 template: Sequence[str] = ()) -> dict[str, Any]:
-    """A whole question from files (picklable: sweeps run it in workers)."""
-    objs = load_objects([*cluster, *demand])
-    tmpl = load_objects(template) if template else None
+                 template: Sequence[str] = (), strict: bool = False, last_wins: bool = False) -> dict[str, Any]:
+    """A whole question from files (picklable: sweeps run it in workers); the
+    warning lines of loading are under ``warnings``."""
+    objs = load_objects([*cluster, *demand], strict, last_wins)
+    tmpl = load_objects(template, strict, last_wins) if template else None
     if tmpl is not None and opts.template is None and tmpl.nodes:
         opts = Options(**{**opts.__dict__, "template": tmpl.nodes[0].name})
     out = answer(question, objs, opts, tmpl).as_dict()
     out["inputs"] = {"demand": list(demand), **({"template": list(template)} if template else {})}
+    out["warnings"] = [*objs.warnings, *(tmpl.warnings if tmpl is not None else [])]
     return out

@@ -1,4 +1,9 @@
-"""``allocate``: the one entry point for every mode."""
+"""``allocate``: the one entry point for every mode.
+
+Defaults are the command line's: Kubernetes 1.36's feature gates
+(:data:`dralloc.features.DEFAULT_GATES`) and first-fit. Input goes through
+admission (:mod:`dralloc.validation.admission`) first, so objects built in
+Python are defaulted and validated exactly like objects read from files."""
 
 from __future__ import annotations
 
@@ -14,73 +19,104 @@ from dralloc.solver.explain_counts import candidate_report
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import ReplaySearch
 from dralloc.solver.results import build_allocation
+from dralloc.validation.admission import admit, admit_object
 
 MODES = ("replay", "first-fit", "optimal")
+DEFAULT_MODE = "first-fit"
 
 
-def _objects(objects: ObjectSet | Iterable[TypedObject]) -> ObjectSet:
-    if isinstance(objects, ObjectSet):
-        return objects
-    out = ObjectSet()
-    for o in objects:
-        out.add(o)
-    return out
+def _objects(objects: ObjectSet | Iterable[TypedObject], admission: bool) -> ObjectSet:
+    if admission:
+        return admit(objects)
+    return objects if isinstance(objects, ObjectSet) else ObjectSet.of(objects)
 
 
-def _node(objs: ObjectSet, node: Node | str | None) -> Node:
+def find_node(objs: ObjectSet, name: str, bare: bool = False) -> Node:
+    """The Node called ``name``. When the objects hold Nodes, a name that is
+    none of them is an error (not an empty node that fits nothing); without
+    any Node (or with ``bare``) the node is taken by name alone, no labels."""
+    found = objs.node(name)
+    if found is not None:
+        return found
+    if objs.nodes and not bare:
+        known = ", ".join(sorted(n.name for n in objs.nodes)[:10])
+        raise InputError(f"node {name} not found among the {len(objs.nodes)} Node(s) in the input ({known})")
+    return Node(metadata=ObjectMeta(name=name))
+
+
+def _node(objs: ObjectSet, node: Node | str | None, admission: bool) -> Node:
     if isinstance(node, Node):
         return node
     if node is None:
         return Node(metadata=ObjectMeta(name=""))
-    found = objs.node(node)
-    return found if found is not None else Node(metadata=ObjectMeta(name=node))
+    return find_node(objs, node, bare=not admission)
 
 
-def _claims(objs: ObjectSet, claims: Iterable[ResourceClaim | str]) -> list[ResourceClaim]:
+def _admitted(objs: ObjectSet, claims: Iterable[ResourceClaim]) -> list[ResourceClaim]:
+    """Claims given as objects, admitted unless they are in ``objs`` (which is)."""
+    held = {id(c) for c in objs.claims}
+    return [c if id(c) in held else admit_object(c) for c in claims]
+
+
+def _claims(objs: ObjectSet, claims: Iterable[ResourceClaim | str], admission: bool) -> list[ResourceClaim]:
     out = []
     for c in claims:
         if isinstance(c, ResourceClaim):
-            out.append(c)
+            out.append(_admitted(objs, [c])[0] if admission else c)
             continue
         found = objs.claim(c)
         if found is None:
-            raise InputError(f"claim {c} not found among the loaded ResourceClaims")
+            raise InputError(f"claim {c} not found among the {len(objs.claims)} ResourceClaim(s) in the input")
         out.append(found)
     return out
 
 
 def _features(features: Features | Iterable[str] | None) -> Features:
     if features is None:
-        return Features()
+        return Features.default()
     if isinstance(features, Features):
         return features
     return Features.from_gates(features)
 
 
+def allocated_claims(objs: ObjectSet, todo: list[ResourceClaim]) -> list[ResourceClaim]:
+    """Every claim with an allocation that is not one of ``todo`` (by
+    namespace and name: duplicates are refused on admission)."""
+    keys = {(c.namespace, c.name) for c in todo}
+    return [c for c in objs.claims if (c.namespace, c.name) not in keys and c.status and c.status.allocation]
+
+
 def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None,
              claims: Iterable[ResourceClaim | str], allocated: Iterable[ResourceClaim] | None = None,
-             features: Features | Iterable[str] | None = None, mode: str = "replay",
+             features: Features | Iterable[str] | None = None, mode: str = DEFAULT_MODE,
              variant: Variant | str | None = None, objective: str | None = None,
              time_limit: float | None = None, share_ids: Callable[[], str] | None = None,
-             verify: bool = True) -> Outcome:
+             verify: bool = True, admission: bool = True) -> Outcome:
     """Allocate ``claims`` together on ``node``, as the Kubernetes scheduler
     asks its allocator to for the claims of one pod.
 
-    ``allocated`` defaults to every claim in ``objects`` that has an
-    allocation and is not being allocated. ``mode`` is ``replay`` (the
-    Kubernetes search, step by step), ``first-fit`` (the same answer through
-    CP-SAT) or ``optimal`` (CP-SAT with ``objective``). Every answer is checked
-    by the independent verifier unless ``verify`` is False (``Outcome.verified``)."""
+    ``objects`` and ``claims`` are admitted first (API-server defaults and
+    validation; :class:`~dralloc.errors.InputErrors` names every problem),
+    unless ``admission`` is False: then they are taken as the allocator's own
+    input, as scenario files are. ``node`` is a Node, or the name of one of
+    the Nodes in ``objects`` (any name when there are none). ``features``
+    defaults to Kubernetes 1.36's gates. ``allocated`` defaults to every claim
+    in ``objects`` that has an allocation and is not being allocated. ``mode``
+    is ``first-fit`` (Kubernetes' answer through CP-SAT, the default),
+    ``replay`` (the Kubernetes search, step by step) or ``optimal`` (CP-SAT
+    with ``objective``). Every answer is checked by the independent verifier
+    unless ``verify`` is False (``Outcome.verified``)."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    objs = _objects(objects)
+    objs = _objects(objects, admission)
     feats = _features(features)
     var = Variant(variant) if variant is not None else feats.variant()
-    target = _node(objs, node)
-    todo = _claims(objs, claims)
+    target = _node(objs, node, admission)
+    todo = _claims(objs, claims, admission)
     if allocated is None:
-        ids = {id(c) for c in todo}
-        allocated = [c for c in objs.claims if id(c) not in ids and c.status and c.status.allocation]
+        allocated = allocated_claims(objs, todo)
+    elif admission:
+        allocated = _admitted(objs, allocated)
     keys = [c.key for c in todo]
     base = Outcome(Status.ERROR, mode, target.name, keys)
     try:

@@ -1,27 +1,37 @@
-"""``dralloc validate``: what the API server would reject in each object, plus
-the pool-level checks the allocator makes when it gathers slices.
+"""The API server's validation of every object dralloc reads (one rule set,
+used by ``dralloc validate`` and by admission, :mod:`dralloc.validation.admission`,
+which every command and the library pass through), plus the pool-level checks
+the allocator makes when it gathers slices.
 
-``validate(objset)`` returns :class:`Finding` s in input order: load problems
-first (as ``load`` findings), then each object's own rules, then pool rules."""
+``object_findings(objs)`` gives what the API server would say about each
+object, in input order; ``validate(objs)`` adds the load problems first (as
+``load`` findings) and the pool findings last. Pool findings are warnings: the
+API server accepts each slice on its own, and the allocator reports a broken
+pool only when a request needs it (dralloc's engines report it the same way)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from dralloc.errors import InputError
 from dralloc.io import ObjectSet
+from dralloc.io.defaults import default_object
 from dralloc.models import (
     DeviceClass,
+    Pod,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
     TypedObject,
 )
-from dralloc.validation import formats
 from dralloc.validation.claims import check_claim, check_class, check_template
 from dralloc.validation.finding import ERROR, WARNING, Collector, Finding
+from dralloc.validation.objects import check_claim_status, check_pod, metadata
 from dralloc.validation.pools import check_pools
 from dralloc.validation.slices import check_slice
 
-__all__ = ["ERROR", "WARNING", "Finding", "finding_from_error", "validate"]
+__all__ = ["ERROR", "WARNING", "Finding", "apply_defaults", "check_object", "finding_from_error",
+           "object_findings", "validate"]
 
 
 def finding_from_error(e: InputError, rule: str = "load") -> Finding:
@@ -29,36 +39,56 @@ def finding_from_error(e: InputError, rule: str = "load") -> Finding:
     return Finding(e.source, e.obj, e.field, rule, e.message)
 
 
-def _metadata(c: Collector, obj: TypedObject) -> None:
+def collector_for(obj: TypedObject, where: str) -> Collector:
+    return Collector(where, obj.ref.strip())
+
+
+def check_object(c: Collector, obj: TypedObject) -> None:
+    """Every rule the API server applies to ``obj`` (already defaulted)."""
+    metadata(c, obj)
     if isinstance(obj, ResourceSlice):
-        return  # slices check their own name
-    if not obj.metadata.name and not obj.metadata.generate_name:
-        c.add("metadata.name", "format.required", "name or generateName is required")
-    elif obj.metadata.name:
-        formats.dns_subdomain(c, "metadata.name", obj.metadata.name, "name")
+        check_slice(c, obj)
+    elif isinstance(obj, ResourceClaim):
+        check_claim(c, obj)
+        check_claim_status(c, obj)
+    elif isinstance(obj, ResourceClaimTemplate):
+        check_template(c, obj)
+    elif isinstance(obj, DeviceClass):
+        check_class(c, obj)
+    elif isinstance(obj, Pod):
+        check_pod(c, obj)
+
+
+def apply_defaults(objs: ObjectSet) -> None:
+    """Default every object in place, as the API server does before it
+    validates (objects read by ``load`` already are; hand-built ones may not be)."""
+    for obj in list(objs.all()):
+        new = default_object(obj)
+        if new is not obj:
+            objs.replace(obj, new)
+
+
+def object_findings(objs: ObjectSet) -> list[Finding]:
+    out: list[Finding] = []
+    for obj in objs.all():
+        c = collector_for(obj, objs.where(obj))
+        check_object(c, obj)
+        out.extend(c.findings)
+    return out
 
 
 def validate(objs: ObjectSet) -> list[Finding]:
-    collectors: dict[int, Collector] = {}
-
-    def where(obj: TypedObject) -> Collector:
-        if id(obj) not in collectors:
-            collectors[id(obj)] = Collector(objs.where(obj), f"{obj.kind} {obj.name}".strip())
-        return collectors[id(obj)]
-
+    """Everything wrong with ``objs`` (defaulted in place first)."""
+    apply_defaults(objs)
     out = [finding_from_error(e) for e in objs.errors]
-    for obj in objs.all():
-        c = where(obj)
-        _metadata(c, obj)
-        if isinstance(obj, ResourceSlice):
-            check_slice(c, obj)
-        elif isinstance(obj, ResourceClaim):
-            check_claim(c, obj)
-        elif isinstance(obj, ResourceClaimTemplate):
-            check_template(c, obj)
-        elif isinstance(obj, DeviceClass):
-            check_class(c, obj)
+    out.extend(object_findings(objs))
+    pools: dict[int, Collector] = {}
+
+    def where(s: ResourceSlice) -> Collector:
+        return pools.setdefault(id(s), collector_for(s, objs.where(s)))
+
     check_pools(objs.slices, where)
-    for obj in objs.all():
-        out.extend(where(obj).findings)
+    for s in objs.slices:
+        if id(s) in pools:
+            out.extend(replace(f, severity=WARNING) for f in pools[id(s)].findings)
     return out

@@ -1,10 +1,12 @@
 """What the API server enforces for ResourceClaims, ResourceClaimTemplates and
-DeviceClasses (resource.k8s.io/v1)."""
+DeviceClasses (resource.k8s.io/v1, Kubernetes 1.36: pkg/apis/resource/validation).
+
+Checked on the defaulted object (allocation modes, counts and toleration
+operators filled in), as the API server validates after defaulting."""
 
 from __future__ import annotations
 
-import json
-
+from dralloc.cel import CELCompileError, compile_selector
 from dralloc.models import (
     DeviceClass,
     DeviceSelector,
@@ -12,9 +14,16 @@ from dralloc.models import (
     ResourceClaim,
     ResourceClaimTemplate,
 )
-from dralloc.models.resource import DeviceClaim, DeviceRequest, DeviceSubRequest, ExactDeviceRequest
+from dralloc.models.resource import (
+    DeviceClaim,
+    DeviceRequest,
+    DeviceSubRequest,
+    ExactDeviceRequest,
+    OpaqueDeviceConfiguration,
+)
 from dralloc.validation import formats as f
-from dralloc.validation.finding import Collector
+from dralloc.validation.finding import WARNING, Collector
+from dralloc.validation.params import json_size
 
 MAX_REQUESTS = 32
 MAX_SUBREQUESTS = 8
@@ -24,73 +33,100 @@ MAX_SELECTORS = 32
 MAX_TOLERATIONS = 16
 MAX_CEL_LENGTH = 10 * 1024
 MAX_OPAQUE_PARAMETERS = 10 * 1024
+ALLOCATOR_RESULT_LIMIT = 32  # the allocator refuses a claim asking for more devices
 ALLOCATION_MODES = ("ExactCount", "All")
 TOLERATION_OPERATORS = ("Equal", "Exists")
 TOLERATION_EFFECTS = ("", "NoSchedule", "NoExecute", "None")
 
+RequestNames = dict[str, set[str]]  # request name -> its subrequest names
+
 
 def selectors(c: Collector, path: str, sels: list[DeviceSelector] | None) -> None:
     sels = sels or []
-    c.limit(path, "selectors.max", "selectors", len(sels), MAX_SELECTORS)
+    if c.limit(path, "selectors.max", "selectors", len(sels), MAX_SELECTORS):
+        return
     for i, sel in enumerate(sels):
         if sel.cel is None:
-            c.add(f"{path}[{i}]", "selectors.cel", "a selector needs a cel expression")
+            c.add(f"{path}[{i}].cel", "selectors.cel", "a selector needs a cel expression")
             continue
-        expr = sel.cel.expression
-        if not expr.strip():
-            c.add(f"{path}[{i}].cel.expression", "selectors.cel", "the CEL expression is empty")
-        elif len(expr) > MAX_CEL_LENGTH:
-            c.add(f"{path}[{i}].cel.expression", "selectors.cel.length",
-                  f"CEL expression is {len(expr)} characters, at most {MAX_CEL_LENGTH} are allowed")
+        cel_expression(c, f"{path}[{i}].cel.expression", sel.cel.expression)
 
 
-def _tolerations(c: Collector, path: str, tols: list[DeviceToleration] | None) -> None:
+def cel_expression(c: Collector, path: str, expr: str) -> None:
+    """Length, then compilation in the DRA CEL environment (as the API server
+    compiles every new selector)."""
+    if not expr.strip():
+        c.add(path, "selectors.cel", "the CEL expression is empty")
+    elif len(expr) > MAX_CEL_LENGTH:
+        c.add(path, "selectors.cel.length",
+              f"CEL expression is {len(expr)} characters, at most {MAX_CEL_LENGTH} are allowed")
+    else:
+        try:
+            compile_selector(expr)
+        except CELCompileError as e:
+            c.add(path, "selectors.cel.compile", "the CEL expression does not compile: " + " ".join(str(e).split()))
+
+
+def tolerations(c: Collector, path: str, tols: list[DeviceToleration] | None) -> None:
     tols = tols or []
-    c.limit(path, "tolerations.max", "tolerations", len(tols), MAX_TOLERATIONS)
+    if c.limit(path, "tolerations.max", "tolerations", len(tols), MAX_TOLERATIONS):
+        return
     for i, t in enumerate(tols):
         tp = f"{path}[{i}]"
-        op = t.operator or "Equal"
-        if op not in TOLERATION_OPERATORS:
-            c.add(f"{tp}.operator", "tolerations.operator", f"operator {op!r} is not Equal or Exists")
-        if op == "Exists" and t.value:
-            c.add(f"{tp}.value", "tolerations.value", "value must be empty with operator Exists")
         if t.key:
             f.label_key(c, f"{tp}.key", t.key, "toleration key")
-        elif op != "Exists":
-            c.add(f"{tp}.key", "tolerations.key", "an empty key needs operator Exists")
+        op = t.operator or ""
+        if op == "Exists" and t.value:
+            c.add(f"{tp}.value", "tolerations.value", "value must be empty with operator Exists")
+        elif op == "Equal":
+            f.label_value(c, f"{tp}.value", t.value or "", "toleration value")
+        elif op not in TOLERATION_OPERATORS:
+            c.add(f"{tp}.operator", "tolerations.operator", f"operator {op!r} is not Equal or Exists")
         if (t.effect or "") not in TOLERATION_EFFECTS:
             c.add(f"{tp}.effect", "tolerations.effect", f"effect {t.effect!r} is not NoSchedule, NoExecute or None")
+        f.int64(c, f"{tp}.tolerationSeconds", t.toleration_seconds, "tolerationSeconds")
+
+
+def _mode_and_count(c: Collector, path: str, mode: str, count: int | None) -> None:
+    if mode not in ALLOCATION_MODES:
+        c.add(f"{path}.allocationMode", "request.allocation-mode",
+              f"allocationMode {mode!r} is not ExactCount or All")
+    elif not f.int64(c, f"{path}.count", count, "count"):
+        return
+    elif mode == "ExactCount" and (count or 0) <= 0:
+        c.add(f"{path}.count", "request.count", f"count must be greater than zero, not {count or 0}")
+    elif mode == "All" and count not in (None, 0):
+        c.add(f"{path}.count", "request.count", "count must not be set with allocationMode All")
+    elif mode == "ExactCount" and (count or 0) > ALLOCATOR_RESULT_LIMIT:
+        c.add(f"{path}.count", "request.count.allocator-limit",
+              f"count {count} is accepted by the API server, but the allocator refuses a claim asking "
+              f"for more than {ALLOCATOR_RESULT_LIMIT} devices", WARNING)
 
 
 def _body(c: Collector, path: str, r: ExactDeviceRequest | DeviceSubRequest) -> None:
     f.dns_subdomain(c, f"{path}.deviceClassName", r.device_class_name, "deviceClassName")
-    mode = r.allocation_mode or "ExactCount"
-    if mode not in ALLOCATION_MODES:
-        c.add(f"{path}.allocationMode", "request.allocation-mode", f"allocationMode {mode!r} is not ExactCount or All")
-    elif mode == "ExactCount" and r.count is not None and r.count <= 0:
-        c.add(f"{path}.count", "request.count", f"count must be greater than zero, not {r.count}")
-    elif mode == "All" and r.count not in (None, 0):
-        c.add(f"{path}.count", "request.count", "count must not be set with allocationMode All")
     selectors(c, f"{path}.selectors", r.selectors)
-    _tolerations(c, f"{path}.tolerations", r.tolerations)
+    _mode_and_count(c, path, r.allocation_mode or "", r.count)
+    tolerations(c, f"{path}.tolerations", r.tolerations)
     for name, q in ((r.capacity.requests or {}) if r.capacity else {}).items():
         if q.sign() < 0:
-            c.add(f"{path}.capacity.requests[{name}]", "request.capacity", "capacity requests must not be negative")
+            c.add(f"{path}.capacity.requests[{name}]", "request.capacity",
+                  "a negative capacity request is accepted by the API server but can never be satisfied "
+                  "as meant", WARNING)
 
 
-def _request(c: Collector, path: str, req: DeviceRequest) -> set[str]:
-    """Check one request; returns the names it can be referred to by."""
+def _request(c: Collector, path: str, req: DeviceRequest) -> None:
     f.dns_label(c, f"{path}.name", req.name, "request name")
-    names = {req.name}
-    if (req.exactly is None) == (req.first_available is None):
-        c.add(path, "request.one-of", "exactly one of exactly and firstAvailable must be set")
-    if req.exactly is not None:
+    has_first, has_exactly = bool(req.first_available), req.exactly is not None
+    if has_first == has_exactly:
+        c.add(path, "request.one-of", "exactly one of exactly and firstAvailable must be set"
+              + (", not both" if has_first else ""))
+    elif req.exactly is not None:
         _body(c, f"{path}.exactly", req.exactly)
-    if req.first_available is not None:
-        subs = req.first_available
-        if not subs or len(subs) > MAX_SUBREQUESTS:
-            c.add(f"{path}.firstAvailable", "request.subrequests.max",
-                  f"{len(subs)} subrequests; 1 to {MAX_SUBREQUESTS} are allowed")
+    else:
+        subs = req.first_available or []
+        if c.limit(f"{path}.firstAvailable", "request.subrequests.max", "subrequests", len(subs), MAX_SUBREQUESTS):
+            return
         seen: set[str] = set()
         for k, sub in enumerate(subs):
             sp = f"{path}.firstAvailable[{k}]"
@@ -98,54 +134,83 @@ def _request(c: Collector, path: str, req: DeviceRequest) -> set[str]:
             if sub.name in seen:
                 c.add(f"{sp}.name", "request.subrequests.unique", f"duplicate subrequest name {sub.name!r}")
             seen.add(sub.name)
-            names.add(f"{req.name}/{sub.name}")
             _body(c, sp, sub)
-    return names
 
 
-def _references(c: Collector, path: str, refs: list[str] | None, known: set[str], rule: str) -> None:
-    for i, ref in enumerate(refs or []):
-        if ref not in known:
-            c.add(f"{path}[{i}]", rule, f"{ref!r} is not a request of this claim")
+def request_names(dc: DeviceClaim) -> RequestNames:
+    return {r.name: {s.name for s in r.first_available or ()} for r in dc.requests or ()}
 
 
-def _opaque(c: Collector, path: str, driver: str, params: object) -> None:
-    f.dns_subdomain(c, f"{path}.driver", driver, "driver name", most=f.MAX_LABEL)
+def references(c: Collector, path: str, refs: list[str] | None, known: RequestNames, rule: str) -> None:
+    """``requests`` of a constraint, config or result: each a request, or a
+    request and one of its subrequests joined by '/'; no repeats."""
+    refs = refs or []
+    if c.limit(path, rule, "request references", len(refs), MAX_REQUESTS):
+        return
+    seen: set[str] = set()
+    for i, ref in enumerate(refs):
+        parts = ref.split("/")
+        if ref in seen:
+            c.add(f"{path}[{i}]", rule, f"duplicate request reference {ref!r}")
+        seen.add(ref)
+        ok = len(parts) <= 2 and parts[0] in known and (len(parts) == 1 or parts[1] in known[parts[0]])
+        if not ok:
+            c.add(f"{path}[{i}]", rule, f"{ref!r} is not a request of this claim (nor request/subrequest)")
+
+
+def opaque(c: Collector, path: str, op: OpaqueDeviceConfiguration | None) -> None:
+    if op is None:
+        c.add(path, "config.opaque", "a config entry needs opaque")
+        return
+    f.driver_name(c, f"{path}.driver", op.driver)
+    params = op.parameters
     if params is None:
         c.add(f"{path}.parameters", "config.parameters", "parameters are required")
         return
-    size = len(json.dumps(params, separators=(",", ":"), default=str))
+    size = json_size(params, MAX_OPAQUE_PARAMETERS)
     if size > MAX_OPAQUE_PARAMETERS:
         c.add(f"{path}.parameters", "config.parameters.size",
-              f"parameters are {size} bytes as JSON, at most {MAX_OPAQUE_PARAMETERS} are allowed")
+              f"parameters are more than {MAX_OPAQUE_PARAMETERS} bytes as JSON")
+    elif not isinstance(params, dict):
+        c.add(f"{path}.parameters", "config.parameters", "parameters must be a JSON object")
+
+
+def _constraints(c: Collector, path: str, dc: DeviceClaim, known: RequestNames) -> None:
+    cons = dc.constraints or []
+    if c.limit(path, "claim.constraints.max", "constraints", len(cons), MAX_CONSTRAINTS):
+        return
+    for i, con in enumerate(cons):
+        cp = f"{path}[{i}]"
+        references(c, f"{cp}.requests", con.requests, known, "constraint.requests")
+        if con.match_attribute is not None:
+            f.qualified_name(c, f"{cp}.matchAttribute", con.match_attribute, "matchAttribute", need_domain=True)
+            if con.distinct_attribute is not None:
+                c.add(cp, "constraint.one-of", "matchAttribute and distinctAttribute are both set: the "
+                      "API server accepts it, the allocator uses matchAttribute only", WARNING)
+        elif con.distinct_attribute is not None:
+            f.qualified_name(c, f"{cp}.distinctAttribute", con.distinct_attribute, "distinctAttribute",
+                             need_domain=True)
+        else:
+            c.add(cp, "constraint.one-of", "one of matchAttribute and distinctAttribute is required")
 
 
 def device_claim(c: Collector, path: str, dc: DeviceClaim) -> None:
     reqs = dc.requests or []
-    c.limit(f"{path}.requests", "claim.requests.max", "requests", len(reqs), MAX_REQUESTS)
-    known: set[str] = set()
-    for i, req in enumerate(reqs):
-        if req.name in known:
-            c.add(f"{path}.requests[{i}].name", "claim.requests.unique", f"duplicate request name {req.name!r}")
-        known |= _request(c, f"{path}.requests[{i}]", req)
-    cons = dc.constraints or []
-    c.limit(f"{path}.constraints", "claim.constraints.max", "constraints", len(cons), MAX_CONSTRAINTS)
-    for i, con in enumerate(cons):
-        cp = f"{path}.constraints[{i}]"
-        if (con.match_attribute is None) == (con.distinct_attribute is None):
-            c.add(cp, "constraint.one-of", "exactly one of matchAttribute and distinctAttribute must be set")
-        for name in (con.match_attribute, con.distinct_attribute):
-            if name is not None:
-                f.qualified_name(c, cp, name, "constraint attribute", need_domain=True)
-        _references(c, f"{cp}.requests", con.requests, known, "constraint.requests")
+    if not c.limit(f"{path}.requests", "claim.requests.max", "requests", len(reqs), MAX_REQUESTS):
+        seen: set[str] = set()
+        for i, req in enumerate(reqs):
+            if req.name in seen:
+                c.add(f"{path}.requests[{i}].name", "claim.requests.unique", f"duplicate request name {req.name!r}")
+            seen.add(req.name)
+            _request(c, f"{path}.requests[{i}]", req)
+    known = request_names(dc)
+    _constraints(c, f"{path}.constraints", dc, known)
     configs = dc.config or []
-    c.limit(f"{path}.config", "claim.config.max", "config entries", len(configs), MAX_CONFIGS)
+    if c.limit(f"{path}.config", "claim.config.max", "config entries", len(configs), MAX_CONFIGS):
+        return
     for i, cfg in enumerate(configs):
-        _references(c, f"{path}.config[{i}].requests", cfg.requests, known, "config.requests")
-        if cfg.opaque is None:
-            c.add(f"{path}.config[{i}]", "config.opaque", "a config entry needs opaque")
-        else:
-            _opaque(c, f"{path}.config[{i}].opaque", cfg.opaque.driver, cfg.opaque.parameters)
+        references(c, f"{path}.config[{i}].requests", cfg.requests, known, "config.requests")
+        opaque(c, f"{path}.config[{i}].opaque", cfg.opaque)
 
 
 def check_claim(c: Collector, claim: ResourceClaim) -> None:
@@ -159,9 +224,10 @@ def check_template(c: Collector, t: ResourceClaimTemplate) -> None:
 def check_class(c: Collector, dc: DeviceClass) -> None:
     selectors(c, "spec.selectors", dc.spec.selectors)
     configs = dc.spec.config or []
-    c.limit("spec.config", "class.config.max", "config entries", len(configs), MAX_CONFIGS)
-    for i, cfg in enumerate(configs):
-        if cfg.opaque is None:
-            c.add(f"spec.config[{i}]", "config.opaque", "a config entry needs opaque")
-        else:
-            _opaque(c, f"spec.config[{i}].opaque", cfg.opaque.driver, cfg.opaque.parameters)
+    if not c.limit("spec.config", "class.config.max", "config entries", len(configs), MAX_CONFIGS):
+        for i, cfg in enumerate(configs):
+            opaque(c, f"spec.config[{i}].opaque", cfg.opaque)
+    name = dc.spec.extended_resource_name
+    if name is not None and not f.extended_resource_name(name):
+        c.add("spec.extendedResourceName", "class.extended-resource-name",
+              f"{name!r} is not an extended resource name (domain/name, outside kubernetes.io)")

@@ -35,7 +35,10 @@ class Collector:
     def add(self, fieldpath: str, rule: str, message: str, severity: str = ERROR) -> None:
         self.findings.append(Finding(self.source, self.object, fieldpath, rule, message, severity))
 
-    def limit(self, fieldpath: str, rule: str, what: str, n: int, most: int) -> None:
-        """Report ``n`` entries of ``what`` when at most ``most`` are allowed."""
+    def limit(self, fieldpath: str, rule: str, what: str, n: int, most: int) -> bool:
+        """Report ``n`` entries of ``what`` when at most ``most`` are allowed;
+        True when over the limit (the API server then checks no entry)."""
         if n > most:
             self.add(fieldpath, rule, f"{n} {what}, at most {most} are allowed")
+            return True
+        return False

@@ -1,4 +1,5 @@
-"""What the API server enforces for one ResourceSlice (resource.k8s.io/v1).
+"""What the API server enforces for one ResourceSlice (resource.k8s.io/v1,
+Kubernetes 1.36: pkg/apis/resource/validation).
 
 Slices are checked as dralloc holds them: converted to v1 and with KEP-5234
 mixins already flattened, so the per-device limits apply to the flattened
@@ -7,18 +8,19 @@ device as the KEP requires."""
 from __future__ import annotations
 
 from dralloc.models import Device, DeviceAttribute, NodeSelector, ResourceSlice
-from dralloc.models.resource import CounterSet, DeviceCapacity
+from dralloc.models.resource import CounterSet, DeviceCounterConsumption
 from dralloc.validation import formats as f
+from dralloc.validation.capacity import capacity
 from dralloc.validation.finding import Collector
 
 MAX_DEVICES = 128
 MAX_DEVICES_WITH_TAINTS_OR_COUNTERS = 64
 MAX_ATTRIBUTES_AND_CAPACITIES = 32
+MAX_ATTRIBUTE_VALUES = 48
 MAX_CONSUMPTIONS_PER_DEVICE = 2
 MAX_COUNTERS_PER_CONSUMPTION = 32
 MAX_COUNTER_SETS = 8
 MAX_COUNTERS_PER_SET = 32
-MAX_CONSUMED_COUNTERS_PER_SLICE = 2048
 MAX_TAINTS = 16
 MAX_BINDING_CONDITIONS = 4
 MAX_ATTRIBUTE_STRING = 64
@@ -26,10 +28,11 @@ TAINT_EFFECTS = ("NoSchedule", "NoExecute", "None")
 SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 
-def node_selector(c: Collector, path: str, sel: NodeSelector) -> None:
-    """A node selector in a slice or device: exactly one term, valid operators."""
+def node_selector(c: Collector, path: str, sel: NodeSelector, one_term: bool = True) -> None:
+    """A node selector in a slice or device (exactly one term) or in an
+    allocation (any number); valid keys, operators and values."""
     terms = sel.node_selector_terms
-    if len(terms) != 1:
+    if one_term and len(terms) != 1:
         c.add(f"{path}.nodeSelectorTerms", "slice.node-selector.terms",
               f"must have exactly one term, found {len(terms)}")
     for t, term in enumerate(terms):
@@ -59,7 +62,16 @@ def _requirement(c: Collector, path: str, op: str, values: list[str], ops: tuple
         c.add(f"{path}.values", rule, f"operator {op} needs exactly one integer value")
 
 
-def _selection_fields(node_name: str | None, sel: NodeSelector | None, all_nodes: bool | None) -> list[str]:
+def _selection_fields(c: Collector, path: str, node_name: str | None, sel: NodeSelector | None,
+                      all_nodes: bool | None) -> list[str]:
+    """The node-selection fields set; an explicit empty nodeName or false
+    allNodes is itself an error (set it or leave it out)."""
+    if node_name == "":
+        c.add(f"{path}.nodeName", "slice.node-selection", "nodeName must be unset or not empty")
+    elif node_name is not None:
+        f.dns_subdomain(c, f"{path}.nodeName", node_name, "node name")
+    if all_nodes is False:
+        c.add(f"{path}.allNodes", "slice.node-selection", "allNodes must be unset or true")
     return [name for name, on in (("nodeName", bool(node_name)), ("nodeSelector", sel is not None),
                                   ("allNodes", bool(all_nodes))) if on]
 
@@ -70,20 +82,21 @@ def _spec_header(c: Collector, s: ResourceSlice) -> None:
         c.add("metadata.name", "format.required", "name or generateName is required")
     elif s.metadata.name:
         f.dns_subdomain(c, "metadata.name", s.metadata.name, "slice name")
-    f.dns_subdomain(c, "spec.driver", spec.driver, "driver name", most=f.MAX_LABEL)
-    _pool_name(c, spec.pool.name)
-    if spec.pool.generation < 0:
+    f.driver_name(c, "spec.driver", spec.driver)
+    pool_name(c, "spec.pool.name", spec.pool.name)
+    if f.int64(c, "spec.pool.generation", spec.pool.generation, "generation") and spec.pool.generation < 0:
         c.add("spec.pool.generation", "slice.pool.generation", "must not be negative")
-    if spec.pool.resource_slice_count <= 0:
+    if (f.int64(c, "spec.pool.resourceSliceCount", spec.pool.resource_slice_count, "resourceSliceCount")
+            and spec.pool.resource_slice_count <= 0):
         c.add("spec.pool.resourceSliceCount", "slice.pool.count", "must be greater than zero")
-    chosen = _selection_fields(spec.node_name, spec.node_selector, spec.all_nodes)
+    chosen = _selection_fields(c, "spec", spec.node_name, spec.node_selector, spec.all_nodes)
     if spec.per_device_node_selection:
         chosen.append("perDeviceNodeSelection")
+    elif spec.per_device_node_selection is False:
+        c.add("spec.perDeviceNodeSelection", "slice.node-selection", "perDeviceNodeSelection must be unset or true")
     if len(chosen) != 1:
         c.add("spec", "slice.node-selection", "exactly one of nodeName, nodeSelector, allNodes, "
               "perDeviceNodeSelection must be set" + (f"; found {', '.join(chosen)}" if chosen else ""))
-    if spec.node_name:
-        f.dns_subdomain(c, "spec.nodeName", spec.node_name, "node name")
     if spec.node_selector is not None:
         node_selector(c, "spec.nodeSelector", spec.node_selector)
     if spec.devices and spec.shared_counters:
@@ -91,17 +104,18 @@ def _spec_header(c: Collector, s: ResourceSlice) -> None:
               "the same slice; publish counter sets in a slice of their own in the same pool")
 
 
-def _pool_name(c: Collector, name: str) -> None:
+def pool_name(c: Collector, path: str, name: str) -> None:
     if not name:
-        c.add("spec.pool.name", "format.required", "pool name is required")
+        c.add(path, "format.required", "pool name is required")
         return
     if len(name) > f.MAX_SUBDOMAIN or any(not f.DNS_SUBDOMAIN.match(p) for p in name.split("/")):
-        c.add("spec.pool.name", "format.pool-name", f"pool name {name!r} must be DNS subdomains "
+        c.add(path, "format.pool-name", f"pool name {name!r} must be DNS subdomains "
               f"separated by '/', at most {f.MAX_SUBDOMAIN} characters")
 
 
 def _counter_sets(c: Collector, sets: list[CounterSet]) -> None:
-    c.limit("spec.sharedCounters", "slice.counter-sets.max", "counter sets", len(sets), MAX_COUNTER_SETS)
+    if c.limit("spec.sharedCounters", "slice.counter-sets.max", "counter sets", len(sets), MAX_COUNTER_SETS):
+        return
     seen: set[str] = set()
     for i, cs in enumerate(sets):
         path = f"spec.sharedCounters[{i}]"
@@ -117,104 +131,151 @@ def _counter_sets(c: Collector, sets: list[CounterSet]) -> None:
             f.dns_label(c, f"{path}.counters[{name}]", name, "counter name")
 
 
-def _attribute(c: Collector, path: str, attr: DeviceAttribute) -> None:
-    kinds = attr.set_fields()
-    if len(kinds) != 1:
+def _attribute(c: Collector, path: str, attr: DeviceAttribute) -> int:
+    """Check one attribute; returns how many values it holds (list items counted)."""
+    scalars = [v for v in (attr.int_, attr.bool_, attr.string, attr.version) if v is not None]
+    lists = [v for v in (attr.ints, attr.bools, attr.strings, attr.versions) if v is not None]
+    if len(scalars) + len(lists) != 1:
+        kinds = attr.set_fields()
         c.add(path, "device.attribute.one-value", "exactly one of int, bool, string, version (or "
               "their list forms) must be set" + (f"; found {', '.join(kinds)}" if kinds else ""))
-    for s in ([attr.string] if attr.string is not None else []) + (attr.strings or []):
-        if len(s) > MAX_ATTRIBUTE_STRING:
-            c.add(path, "device.attribute.string", f"string values are at most {MAX_ATTRIBUTE_STRING} characters")
-    for v in ([attr.version] if attr.version is not None else []) + (attr.versions or []):
+    if scalars and not lists:
+        _attribute_value(c, path, attr, scalars[0])
+        return 1
+    for name in ("ints", "bools", "strings", "versions"):
+        if getattr(attr, name) == []:
+            c.add(f"{path}.{name}", "device.attribute.one-value", f"{name} must not be empty if set")
+    for v in [*scalars, *(x for lst in lists for x in lst)]:
+        _attribute_value(c, path, attr, v)
+    return sum(len(x) for x in lists) or 1
+
+
+def _attribute_value(c: Collector, path: str, attr: DeviceAttribute, v: object) -> None:
+    if isinstance(v, bool):
+        return
+    if isinstance(v, int):
+        f.int64(c, path, v, "int attribute")
+    elif isinstance(v, str) and (v == attr.version or (attr.versions and v in attr.versions)):
         if len(v) > MAX_ATTRIBUTE_STRING or not f.SEMVER.match(v):
             c.add(path, "device.attribute.version", f"version {v!r} must be a semantic version "
                   f"(MAJOR.MINOR.PATCH) of at most {MAX_ATTRIBUTE_STRING} characters")
-
-
-def _capacity(c: Collector, path: str, cap: DeviceCapacity) -> None:
-    if cap.value.sign() < 0:
-        c.add(f"{path}.value", "device.capacity.value", "capacity must not be negative")
-    pol = cap.request_policy
-    if pol is not None and pol.valid_values is not None and pol.valid_range is not None:
-        c.add(f"{path}.requestPolicy", "device.capacity.policy", "validValues and validRange are mutually exclusive")
+    elif isinstance(v, str) and len(v) > MAX_ATTRIBUTE_STRING:
+        c.add(path, "device.attribute.string", f"string values are at most {MAX_ATTRIBUTE_STRING} characters")
 
 
 def _device_selection(c: Collector, path: str, d: Device, per_device: bool) -> None:
-    chosen = _selection_fields(d.node_name, d.node_selector, d.all_nodes)
-    if per_device and len(chosen) != 1:
+    given = [n for n, v in (("nodeName", d.node_name), ("nodeSelector", d.node_selector),
+                            ("allNodes", d.all_nodes)) if v is not None]
+    if not per_device:
+        if given:
+            c.add(f"{path}.{given[0]}", "device.node-selection",
+                  f"{given[0]} on a device needs perDeviceNodeSelection: true on the slice")
+        return
+    chosen = _selection_fields(c, path, d.node_name, d.node_selector, d.all_nodes)
+    if len(chosen) != 1:
         c.add(path, "device.node-selection", "with perDeviceNodeSelection every device sets exactly one of "
               "nodeName, nodeSelector, allNodes" + (f"; found {', '.join(chosen)}" if chosen else ""))
-    elif not per_device and chosen:
-        c.add(f"{path}.{chosen[0]}", "device.node-selection",
-              f"{chosen[0]} on a device needs perDeviceNodeSelection: true on the slice")
     if d.node_selector is not None:
         node_selector(c, f"{path}.nodeSelector", d.node_selector)
 
 
-def _taints_and_bindings(c: Collector, path: str, d: Device) -> None:
+def _taints(c: Collector, path: str, d: Device) -> None:
     taints = d.taints or []
-    c.limit(f"{path}.taints", "device.taints.max", "taints", len(taints), MAX_TAINTS)
+    if c.limit(f"{path}.taints", "device.taints.max", "taints", len(taints), MAX_TAINTS):
+        return
     for t, taint in enumerate(taints):
-        f.label_key(c, f"{path}.taints[{t}].key", taint.key, "taint key")
-        f.label_value(c, f"{path}.taints[{t}].value", taint.value or "", "taint value")
+        tp = f"{path}.taints[{t}]"
+        if not taint.key:
+            c.add(f"{tp}.key", "format.required", "taint key is required")
+        else:
+            f.label_key(c, f"{tp}.key", taint.key, "taint key")
+        f.label_value(c, f"{tp}.value", taint.value or "", "taint value")
         if taint.effect not in TAINT_EFFECTS:
-            c.add(f"{path}.taints[{t}].effect", "device.taints.effect",
+            c.add(f"{tp}.effect", "device.taints.effect",
                   f"effect {taint.effect!r} is not one of {', '.join(TAINT_EFFECTS)}")
-    for name, conds in (("bindingConditions", d.binding_conditions),
-                        ("bindingFailureConditions", d.binding_failure_conditions)):
-        c.limit(f"{path}.{name}", "device.binding-conditions.max", name, len(conds or []), MAX_BINDING_CONDITIONS)
-    if bool(d.binding_conditions) != bool(d.binding_failure_conditions):
-        c.add(path, "device.binding-conditions.pair", "bindingConditions and bindingFailureConditions "
-              "must be set together")
 
 
-def _device(c: Collector, i: int, d: Device, per_device: bool) -> int:
-    """Check one device; returns how many counters it consumes."""
+def binding_conditions(c: Collector, path: str, conds: list[str] | None, failures: list[str] | None) -> None:
+    """bindingConditions and bindingFailureConditions of a device or a result."""
+    rule = "device.binding-conditions"
+    for name, items in (("bindingConditions", conds or []), ("bindingFailureConditions", failures or [])):
+        if c.limit(f"{path}.{name}", f"{rule}.max", name, len(items), MAX_BINDING_CONDITIONS):
+            continue
+        for i, cond in enumerate(items):
+            f.label_key(c, f"{path}.{name}[{i}]", cond, "condition")
+            if cond in items[:i]:
+                c.add(f"{path}.{name}[{i}]", rule, f"duplicate condition {cond!r}")
+    for i, cond in enumerate(failures or []):
+        if cond in (conds or []):
+            c.add(f"{path}.bindingFailureConditions[{i}]", rule,
+                  f"{cond!r} is also a bindingCondition; the two lists must not overlap")
+    if bool(conds) != bool(failures):
+        c.add(path, f"{rule}.pair", "bindingConditions and bindingFailureConditions must be set together")
+
+
+def _consumptions(c: Collector, path: str, cons: list[DeviceCounterConsumption]) -> None:
+    if c.limit(path, "device.consumes-counters.max", "counter consumptions", len(cons), MAX_CONSUMPTIONS_PER_DEVICE):
+        return
+    for k, cc in enumerate(cons):
+        cpath = f"{path}[{k}]"
+        f.dns_label(c, f"{cpath}.counterSet", cc.counter_set, "counter set name")
+        if cc.counter_set in (x.counter_set for x in cons[:k]):
+            c.add(f"{cpath}.counterSet", "device.consumes-counters.unique",
+                  f"counter set {cc.counter_set!r} is consumed twice by this device")
+        counters = cc.counters or {}
+        if not counters:
+            c.add(f"{cpath}.counters", "device.consumes-counters.counters", "at least one counter is required")
+        elif not c.limit(f"{cpath}.counters", "device.consumes-counters.counters", "counters", len(counters),
+                         MAX_COUNTERS_PER_CONSUMPTION):
+            for name in counters:
+                if not f.is_dns_label(name):
+                    f.dns_label(c, f"{cpath}.counters[{name}]", name, "counter name")
+
+
+def _device(c: Collector, i: int, d: Device, per_device: bool) -> None:
     path = f"spec.devices[{i}]"
     f.dns_label(c, f"{path}.name", d.name, "device name")
     attrs, caps = d.attributes or {}, d.capacity or {}
     if len(attrs) + len(caps) > MAX_ATTRIBUTES_AND_CAPACITIES:
         c.add(path, "device.attributes.max", f"{len(attrs)} attributes + {len(caps)} capacities "
               f"(after mixins), at most {MAX_ATTRIBUTES_AND_CAPACITIES} together are allowed")
+    values = 0
     for name, attr in attrs.items():
         f.qualified_name(c, f"{path}.attributes[{name}]", name, "attribute name")
-        _attribute(c, f"{path}.attributes[{name}]", attr)
+        values += _attribute(c, f"{path}.attributes[{name}]", attr)
+    if values > MAX_ATTRIBUTE_VALUES:
+        c.add(path, "device.attributes.max", f"{values} attribute values (list items counted), "
+              f"at most {MAX_ATTRIBUTE_VALUES} are allowed")
     for name, cap in caps.items():
         f.qualified_name(c, f"{path}.capacity[{name}]", name, "capacity name")
-        _capacity(c, f"{path}.capacity[{name}]", cap)
-    consumed = 0
-    cons = d.consumes_counters or []
-    c.limit(f"{path}.consumesCounters", "device.consumes-counters.max", "counter consumptions",
-            len(cons), MAX_CONSUMPTIONS_PER_DEVICE)
-    for k, cc in enumerate(cons):
-        cpath = f"{path}.consumesCounters[{k}]"
-        f.dns_label(c, f"{cpath}.counterSet", cc.counter_set, "counter set name")
-        counters = cc.counters or {}
-        c.limit(f"{cpath}.counters", "device.consumes-counters.counters", "counters", len(counters),
-                MAX_COUNTERS_PER_CONSUMPTION)
-        consumed += len(counters)
-    _device_selection(c, path, d, per_device)
-    _taints_and_bindings(c, path, d)
-    return consumed
+        capacity(c, f"{path}.capacity[{name}]", cap, bool(d.allow_multiple_allocations))
+    _consumptions(c, f"{path}.consumesCounters", d.consumes_counters or [])
+    _device_selection(c, path, d, bool(per_device))
+    _taints(c, path, d)
+    binding_conditions(c, path, d.binding_conditions, d.binding_failure_conditions)
+
+
+def _advanced(d: Device) -> bool:
+    """Taints, counters or list attributes: the slice then holds at most 64 devices."""
+    return bool(d.taints or d.consumes_counters) or any(
+        a.ints is not None or a.bools is not None or a.strings is not None or a.versions is not None
+        for a in (d.attributes or {}).values())
 
 
 def _devices(c: Collector, s: ResourceSlice) -> None:
     devices = s.spec.devices or []
-    heavy = any(d.taints or d.consumes_counters for d in devices)
+    heavy = any(_advanced(d) for d in devices)
     most = MAX_DEVICES_WITH_TAINTS_OR_COUNTERS if heavy else MAX_DEVICES
     if len(devices) > most:
-        why = " (a device has taints or consumes counters)" if heavy else ""
+        why = " (a device has taints, consumes counters or has list attributes)" if heavy else ""
         c.add("spec.devices", "slice.devices.max", f"{len(devices)} devices, at most {most} are allowed{why}")
+        return
     seen: set[str] = set()
-    consumed = 0
     for i, d in enumerate(devices):
         if d.name in seen:
             c.add(f"spec.devices[{i}].name", "slice.devices.unique", f"duplicate device name {d.name!r}")
         seen.add(d.name)
-        consumed += _device(c, i, d, bool(s.spec.per_device_node_selection))
-    if consumed > MAX_CONSUMED_COUNTERS_PER_SLICE:
-        c.add("spec.devices", "slice.consumed-counters.max", f"devices consume {consumed} counters in "
-              f"total, at most {MAX_CONSUMED_COUNTERS_PER_SLICE} are allowed per slice")
+        _device(c, i, d, bool(s.spec.per_device_node_selection))
 
 
 def check_slice(c: Collector, s: ResourceSlice) -> None:

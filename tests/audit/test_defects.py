@@ -34,7 +34,7 @@ def test_stale_match_attribute_is_flagged() -> None:
 def test_duplicate_distinct_attribute_is_flagged() -> None:
     items = base(device("d1", ifname="eth0"), device("d2", ifname="eth1"), device("d3", ifname="eth0"))
     items.append(claim("c", [exact("a", 2), exact("b", 1)], [("a", "d1"), ("a", "d2"), ("b", "d3")],
-                       constraints=[{"distinctAttribute": "ifname"}]))
+                       constraints=[{"distinctAttribute": "gpu.example.com/ifname"}]))
     assert rules(items) == {"distinct-attribute"}
 
 
@@ -108,7 +108,8 @@ def test_all_with_prioritized_list_missing_devices_is_flagged() -> None:
 
 def test_all_with_invalid_pool_is_flagged() -> None:
     items = [node(), dclass(), rslice("s1", [device("d1")]),
-             rslice("bad", [device("x"), device("x")], pool="broken")]
+             # two slices of one pool publish device x: each is valid, the pool is not
+             rslice("bad-1", [device("x")], pool="broken", count=2), rslice("bad-2", [device("x")], pool="broken", count=2)]
     items.append(claim("c", [exact(allocationMode="All")], [("req-0", "d1")]))
     assert "all-devices" in rules(items)
 

@@ -58,7 +58,10 @@ def claim(name: str, requests: list[dict[str, Any]], results: list[tuple[str, st
 
 
 def exact(name: str = "req-0", count: int = 1, cls: str = "gpu", **extra: Any) -> dict[str, Any]:
-    return {"name": name, "exactly": {"deviceClassName": cls, "count": count, **extra}}
+    body = {"deviceClassName": cls, **extra}
+    if extra.get("allocationMode") != "All":  # count goes with ExactCount only
+        body["count"] = count
+    return {"name": name, "exactly": body}
 
 
 def node(name: str = "node-1") -> dict[str, Any]:

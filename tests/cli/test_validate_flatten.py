@@ -52,8 +52,10 @@ def test_validate_valid_file_exits_0(tmp_path: Path, capsys: pytest.CaptureFixtu
     f = write(tmp_path, "ok.yaml", GOOD_SLICE + "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n")
     assert main(["validate", str(f)]) == 0
     out, err = capsys.readouterr()
-    assert f"note: {f}#1: Namespace (v1) is not a kind dralloc reads; skipped" in out
-    assert "1 object(s) read, 0 error(s)" in err
+    assert f"dralloc validate: warning: {f}#1: Namespace (v1) is not a kind dralloc reads; skipped" in err
+    assert "1 object(s) read, 0 error(s)" in err and not out
+    assert main(["validate", "--strict", str(f)]) == 1  # --strict: an unknown kind is an error
+    assert f"{f}#1: Namespace n: error: Namespace (v1) is not a kind dralloc reads (--strict)" in capsys.readouterr().out
 
 
 def test_validate_reports_findings_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,10 +87,16 @@ def test_validate_real_fixtures(capsys: pytest.CaptureFixture[str]) -> None:
     """Kubernetes' round-trip fixtures use placeholder values, so they are
     invalid; the NVIDIA v1beta1 example converts and is valid."""
     assert main(["validate", str(REAL / "nvidia-dra-driver-gpu/demo/specs/quickstart/v1beta1/gpu-test1.yaml")]) == 0
-    assert main(["validate", str(REAL / "kubernetes-api-testdata")]) == 1
+    fixtures = REAL / "kubernetes-api-testdata/testdata/HEAD"
+    assert main(["validate", str(fixtures / "resource.k8s.io.v1beta1.ResourceSlice.yaml")]) == 1
     out = capsys.readouterr().out
     assert "resource.k8s.io.v1beta1.ResourceSlice.yaml#0: ResourceSlice nameValue: spec: error: devices and " \
            "sharedCounters must not be set in the same slice" in out
+    # the folder holds the same objects in each API version: duplicates, each named with both places
+    assert main(["validate", str(fixtures)]) == 1
+    out = capsys.readouterr().out
+    assert "v1beta1.ResourceSlice.yaml#0: ResourceSlice nameValue: error: duplicate ResourceSlice nameValue: " \
+           "also defined at " in out
 
 
 def test_flatten_prints_flattened_v1_slice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from dralloc.cli.inputs import DEFAULT_GATES
+from dralloc.features import DEFAULT_GATES
 from dralloc.io import ObjectSet, load
 from dralloc.io.loader import parse_object
-from dralloc.models import AllocationResult, ResourceClaim
+from dralloc.models import AllocationResult, Node, ObjectMeta, ResourceClaim
 from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Status
 
@@ -58,7 +58,7 @@ class Run:
         self.mode = mode
         self.done: list[ResourceClaim] = []
 
-    def __call__(self, node: str, *claims: ResourceClaim, keep: bool = True) -> list[AllocationResult] | None:
+    def __call__(self, node: Node | str, *claims: ResourceClaim, keep: bool = True) -> list[AllocationResult] | None:
         out = allocate(self.objs, node, list(claims), allocated=self.done, features=DEFAULT_GATES,
                        mode=self.mode)
         assert out.status is not Status.ERROR, out.error
@@ -160,7 +160,8 @@ def test_tpu_4x4_from_any_of_its_nodes(mode: str, node: str) -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_tpu_partitions_and_their_node_selectors(mode: str) -> None:
     run = Run("4815-tpu-multihost.yaml", mode)
-    assert run("node-3", run.objs.claims[0], keep=False) is None   # not one of its nodes
+    other = Node(metadata=ObjectMeta(name="node-3", labels={"kubernetes.io/hostname": "node-3"}))
+    assert run(other, run.objs.claims[0], keep=False) is None   # a node outside the file: not one of its nodes
     small = run("node-2", _claim("2x2", TPU, TPUS.format(4)))
     assert small is not None and _devices(small[0]) == ["tpu-2x2-2"]
     fields = small[0].dump()["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from dralloc.errors import InputErrors
 from dralloc.io import load
 from dralloc.io.loader import MAX_DOCUMENT_BYTES, UnreadableError
 
@@ -33,7 +34,7 @@ CASES: list[tuple[str, str, bool, str]] = [
 def test_bad_input_gives_one_clear_error(tmp_path: Path, case: str, text: str, unreadable: bool, want: str) -> None:
     f = tmp_path / "bad.yaml"
     f.write_text(text)
-    objs = load([f])
+    objs = load([f], collect=True)
     assert len(objs.errors) == 1, [str(e) for e in objs.errors]
     err = objs.errors[0]
     assert want in str(err)
@@ -45,7 +46,7 @@ def test_huge_file_is_refused_without_parsing(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr("dralloc.io.loader.MAX_DOCUMENT_BYTES", 1000)
     f = tmp_path / "huge.yaml"
     f.write_text("a: " + "x" * 2000 + "\n")
-    objs = load([f])
+    objs = load([f], collect=True)
     assert [type(e) for e in objs.errors] == [UnreadableError]
     assert "larger than 1000 bytes" in str(objs.errors[0])
     assert MAX_DOCUMENT_BYTES >= 1024 * 1024
@@ -54,7 +55,7 @@ def test_huge_file_is_refused_without_parsing(tmp_path: Path, monkeypatch: pytes
 def test_missing_file_and_binary_file(tmp_path: Path) -> None:
     b = tmp_path / "bin.yaml"
     b.write_bytes(b"\xff\xfe\x00garbage")
-    objs = load([tmp_path / "absent.yaml", b])
+    objs = load([tmp_path / "absent.yaml", b], collect=True)
     assert len(objs.errors) == 2 and all(isinstance(e, UnreadableError) for e in objs.errors)
     assert "cannot read" in str(objs.errors[0])
 
@@ -62,19 +63,33 @@ def test_missing_file_and_binary_file(tmp_path: Path) -> None:
 def test_unsupported_kinds_are_skipped_by_name(tmp_path: Path) -> None:
     f = tmp_path / "mixed.yaml"
     f.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n"
-                 "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: y}\n")
-    objs = load([f], skip_unknown=True)
-    assert not objs.errors
-    assert objs.skipped == [f"{f}#0: Namespace (v1) is not a kind dralloc reads; skipped",
-                            f"{f}#1: ResourceClaim (resource.k8s.io/v1alpha2) is not a kind dralloc reads; skipped"]
-    strict = load([f])
-    assert "unsupported kind Namespace in v1" in str(strict.errors[0])
+                 "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: y}\n---\n"
+                 "apiVersion: resource.k8s.io/v1\nkind: ResourceClam\nmetadata: {name: z}\n")
+    objs = load([f])
+    assert objs.skipped == [
+        f"{f}#0: Namespace (v1) is not a kind dralloc reads; skipped",
+        f"{f}#1: ResourceClaim in resource.k8s.io/v1alpha2 is not an API version dralloc reads (it reads "
+        "ResourceClaim in resource.k8s.io/v1, resource.k8s.io/v1alpha3, resource.k8s.io/v1beta1, resource.k8s.io/v1beta2); skipped",
+        f"{f}#2: ResourceClam (resource.k8s.io/v1) is not a kind dralloc reads (did you mean ResourceClaim?); "
+        "skipped"]
+    strict = load([f], strict=True, collect=True)
+    assert not strict.skipped and len(strict.errors) == 3
+    assert str(strict.errors[0]) == f"{f}#0: Namespace x: Namespace (v1) is not a kind dralloc reads (--strict)"
+
+
+def test_load_raises_every_problem_unless_asked_to_collect(tmp_path: Path) -> None:
+    f = tmp_path / "two-bad.yaml"
+    f.write_text("42\n---\n" + SLICE_HEAD + "spec: {}\n")
+    with pytest.raises(InputErrors) as e:
+        load([f])
+    assert len(e.value.errors) == 2 and e.value.lines()[0].startswith(f"{f}#0: ")
+    assert "(and 1 more problem(s))" in str(e.value)
 
 
 def test_problems_in_one_document_do_not_hide_the_others(tmp_path: Path) -> None:
     f = tmp_path / "two.yaml"
     f.write_text(SLICE_HEAD + "spec: {}\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
                  "metadata: {name: ok}\n")
-    objs = load([f])
+    objs = load([f], collect=True)
     assert len(objs.errors) == 1 and [c.name for c in objs.classes] == ["ok"]
     assert f"{f}#0" in str(objs.errors[0])

@@ -48,7 +48,7 @@ def test_v1alpha3_slice_with_basic_devices() -> None:
 
 
 def test_v1beta1_template_moves_request_fields_under_exactly() -> None:
-    objs = load([REAL / "nvidia-dra-driver-gpu/demo/specs/quickstart/v1beta1/gpu-test1.yaml"], skip_unknown=True)
+    objs = load([REAL / "nvidia-dra-driver-gpu/demo/specs/quickstart/v1beta1/gpu-test1.yaml"])
     assert not objs.errors
     req = objs.templates[0].spec.spec.devices.requests[0]  # type: ignore[index]
     assert req.exactly is not None and req.exactly.device_class_name == "gpu.nvidia.com"

@@ -33,7 +33,7 @@ def _allocate_on(objs: ObjectSet, node: Node, block: Block, dev: BlockDevice, cl
     for c in objs.classes:
         one.add(c)
     one.add(node)
-    res = allocate(one, node, [claim], allocated=held, features=features, mode="replay")
+    res = allocate(one, node, [claim], allocated=held, features=features, mode="replay", admission=False)
     if not res.ok or not res.allocations:
         return f"claim {claim.key} on device {dev.name} of pool {block.pool[1]}: {res.error or 'not allocatable'}"
     return done(claim, res.allocations[0])

@@ -72,6 +72,9 @@ def gpu_devices(model: GpuModel, node: str, gpu: int, profiles: Iterable[str] | 
     return {"name": cset, "counters": _counters(caps)}, devices
 
 
+MAX_DEVICES_PER_SLICE = 64
+
+
 def node_objects(name: str, gpu: str, gpus: int, nics: int = 0, profiles: Iterable[str] | None = None,
                  full_gpu: bool = True, labels: Mapping[str, str] | None = None) -> list[Obj]:
     """A Node and its ResourceSlices."""
@@ -83,14 +86,18 @@ def node_objects(name: str, gpu: str, gpus: int, nics: int = 0, profiles: Iterab
         devices.extend(devs)
     out: list[Obj] = [{"apiVersion": "v1", "kind": "Node",
                        "metadata": {"name": name, "labels": dict(labels or {"gpu.model": gpu})}}]
-    pool = {"name": name, "generation": 1, "resourceSliceCount": 2}
-    # Counter sets and devices live in separate slices of one pool (v1, Kubernetes >= 1.35).
+    # Counter sets and devices live in separate slices of one pool (v1, Kubernetes >= 1.35);
+    # a slice whose devices consume counters holds at most 64 of them (the API server's limit).
+    chunks = [devices[i:i + MAX_DEVICES_PER_SLICE] for i in range(0, len(devices), MAX_DEVICES_PER_SLICE)]
+    pool = {"name": name, "generation": 1, "resourceSliceCount": 1 + len(chunks)}
     out.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
                 "metadata": {"name": f"{name}-{GPU_DRIVER}-counters"},
                 "spec": {"driver": GPU_DRIVER, "nodeName": name, "pool": pool, "sharedCounters": sets}})
-    out.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                "metadata": {"name": f"{name}-{GPU_DRIVER}-devices"},
-                "spec": {"driver": GPU_DRIVER, "nodeName": name, "pool": pool, "devices": devices}})
+    for k, chunk in enumerate(chunks):
+        suffix = f"-{k}" if len(chunks) > 1 else ""
+        out.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                    "metadata": {"name": f"{name}-{GPU_DRIVER}-devices{suffix}"},
+                    "spec": {"driver": GPU_DRIVER, "nodeName": name, "pool": pool, "devices": chunk}})
     if nics:
         nic_devs = [{"name": f"nic-{i}", "attributes": _attrs({"rdma": True, "index": i})} for i in range(nics)]
         out.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",

@@ -132,7 +132,7 @@ class PodSimulator:
             return None
         self.calls += 1
         res = allocate(self.per_node.get(node), node, claims, allocated=self.allocated, features=self.features,
-                       mode=self.mode)
+                       mode=self.mode, admission=False)
         if not res.ok or res.allocations is None:
             self.failed.add(key)
             if shape is not None:

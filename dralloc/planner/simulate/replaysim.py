@@ -44,7 +44,8 @@ def simulate_replay(objs: ObjectSet, demand: Demand, features: Features, mode: s
             for node in nodes:
                 if (w.type, node.name) in full:
                     continue
-                res = allocate(objs, node, [claim], allocated=allocated, features=features, mode=mode)
+                res = allocate(objs, node, [claim], allocated=allocated, features=features, mode=mode,
+                               admission=False)
                 if not res.ok or not res.allocations:
                     full.add((w.type, node.name))
                     continue

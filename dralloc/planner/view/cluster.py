@@ -16,6 +16,7 @@ from fractions import Fraction
 import networkx as nx
 
 from dralloc.errors import AllocationError, InputError
+from dralloc.features import DEFAULT_GATES as FEATURE_DEFAULTS
 from dralloc.features import Features
 from dralloc.inventory.pools import Pool, PoolDevice
 from dralloc.inventory.problem import Problem, build_problem
@@ -25,9 +26,9 @@ from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.view.demand import Demand
 from dralloc.planner.view.fingerprint import node_fingerprint, pool_names, read_attributes
 
-# Gates the planner turns on unless told otherwise: counters (partitionable
-# devices) and device taints, both in the stable allocator.
-DEFAULT_GATES = ("DRAPartitionableDevices", "DRADeviceTaints")
+# Gates the planner turns on unless told otherwise: Kubernetes 1.36's, as every
+# command and the library (dralloc.features.DEFAULT_GATES).
+DEFAULT_GATES = FEATURE_DEFAULTS
 
 
 @dataclass(frozen=True)
