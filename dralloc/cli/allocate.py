@@ -86,7 +86,7 @@ def _print(claims: list[ResourceClaim], out: Outcome, fmt: str) -> None:
 
 def run_all_nodes(args: argparse.Namespace) -> int:
     """One line per Node: can the claims be allocated there, and on what."""
-    objs, _, claims, features, admitted = resolve(args)
+    objs, _, claims, features, admitted, variant = resolve(args)
     if not objs.nodes:
         raise InputError("--all-nodes needs Node objects in the files")
     mode = args.mode
@@ -94,7 +94,7 @@ def run_all_nodes(args: argparse.Namespace) -> int:
     fits = 0
     for node in sorted(objs.nodes, key=lambda n: n.name):
         out = allocate(objs, node, claims, features=features, mode=mode, time_limit=args.time_limit,
-                       admission=admitted)
+                       admission=admitted, variant=variant)
         if out.status is Status.ALLOCATED:
             fits += 1
             devs = [f"{r.request}={r.pool}/{r.device}" for a in out.allocations or []
@@ -112,10 +112,10 @@ def run_all_nodes(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.all_nodes:
         return run_all_nodes(args)
-    objs, node, claims, features, admitted = resolve(args)
+    objs, node, claims, features, admitted, variant = resolve(args)
     mode = args.mode
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit, admission=admitted)
+                   time_limit=args.time_limit, admission=admitted, variant=variant)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:

@@ -19,12 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
 from dralloc.errors import InputError
-from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE, Features
+from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE, Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
+from dralloc.io.loader import read_documents
 from dralloc.io.scenario import Scenario, parse_scenario
 from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim
 from dralloc.solver.api import allocated_claims, find_node
@@ -135,10 +134,10 @@ def _scenario(paths: list[str]) -> Scenario | None:
     """The scenario when ``paths`` is one scenario file, else None."""
     if len(paths) != 1 or paths[0] == "-" or not Path(paths[0]).is_file():
         return None
-    try:
-        doc: Any = yaml.safe_load(Path(paths[0]).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    docs, errors = read_documents(Path(paths[0]))   # the loader's guards (size, nesting)
+    if errors or len(docs) != 1:
         return None  # the loader reports it properly
+    doc: Any = docs[0].data
     if isinstance(doc, dict) and "objects" in doc and "claims" in doc and "kind" not in doc:
         return parse_scenario(doc, paths[0])
     return None
@@ -152,6 +151,7 @@ class Target(NamedTuple):
     claims: list[ResourceClaim]
     features: Features
     admitted: bool = True  # False for a scenario file: the allocator's own input, as it is
+    variant: Variant | None = None  # a scenario's own allocator variant
 
 
 def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
@@ -164,7 +164,8 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
     if args.node:
         node = Node(metadata=ObjectMeta(name=args.node))
     claims = [_claim(objs, k) for k in args.claim] if args.claim else list(sc.claims)
-    return Target(objs, node, claims, features, admitted=False)
+    return Target(objs, node, claims, features, admitted=False,
+                  variant=Variant(sc.variant) if sc.variant else None)
 
 
 def _claim(objs: ObjectSet, key: str) -> ResourceClaim:
@@ -197,5 +198,6 @@ def resolve(args: argparse.Namespace) -> Target:
 
 
 def problem_from_args(args: argparse.Namespace) -> Problem:
-    objs, node, claims, features, _ = resolve(args)
-    return build_problem(objs.slices, objs.classes, node, claims, allocated_claims(objs, claims), features)
+    t = resolve(args)
+    return build_problem(t.objs.slices, t.objs.classes, t.node, t.claims, allocated_claims(t.objs, t.claims),
+                         t.features, t.variant)

@@ -214,6 +214,8 @@ def read_documents(path: Path | None) -> tuple[list[RawDocument], list[InputErro
             docs = list(yaml.load_all(text, Loader=loader))  # noqa: S506 - a safe loader
     except (yaml.YAMLError, json.JSONDecodeError) as e:
         return [], [UnreadableError("not valid YAML/JSON: " + " ".join(str(e).split()), source=source)]
+    except ValueError:   # Python refuses to read an integer of more than 4300 digits
+        return [], [UnreadableError("not valid YAML/JSON: a number has more than 4300 digits", source=source)]
     except RecursionError:
         return [], [UnreadableError("document is nested too deeply", source=source)]
     out: list[RawDocument] = []

@@ -7,11 +7,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from dralloc.errors import InputError
-from dralloc.io.loader import ObjectSet, describe_validation_error, iter_files, parse_object
+from dralloc.io.loader import (
+    ObjectSet,
+    describe_validation_error,
+    iter_files,
+    parse_object,
+    read_documents,
+)
 from dralloc.models import AllocationResult, Node, ObjectMeta, ResourceClaim
 
 FEATURE_NAMES = frozenset({
@@ -128,19 +133,12 @@ def load_scenarios(paths: list[str | Path]) -> tuple[list[Scenario], list[InputE
     out: list[Scenario] = []
     errors: list[InputError] = []
     for path in iter_files(paths):
-        src = "<stdin>" if path is None else str(path)
-        try:
-            text = path.read_text(encoding="utf-8") if path else ""
-            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~5x faster
-            docs = list(yaml.load_all(text, Loader=loader))  # noqa: S506 - a safe loader
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-            errors.append(InputError(f"cannot read scenario: {e}", source=src))
-            continue
-        for i, d in enumerate(docs):
-            if d is None:
-                continue
+        docs, problems = read_documents(path)   # the loader's guards: size, nesting, odd numbers
+        errors.extend(InputError(f"cannot read scenario: {p.message}", source=p.source) for p in problems)
+        many = len(docs) > 1
+        for d in docs:
             try:
-                out.append(parse_scenario(d, src if len(docs) == 1 else f"{src}#{i}"))
+                out.append(parse_scenario(d.data, f"{d.source}#{d.index}" if many else d.source))
             except InputError as e:
                 errors.append(e)
     return out, errors

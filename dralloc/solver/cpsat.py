@@ -127,7 +127,7 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
         return out  # nothing to compare with the Kubernetes search
     else:
         out.status, out.error = Status.ERROR, f"CP-SAT stopped without an answer ({solver.StatusName(status)})"
-    compare_with_replay(problem, out)
+    compare_with_replay(problem, out, time_limit)
     return out
 
 
@@ -146,16 +146,21 @@ def _summary(o: Outcome) -> list[tuple[str, ...]]:
             if a.devices else () for a in o.allocations or []]
 
 
-def compare_with_replay(problem: Problem, out: Outcome) -> None:
-    """Run the Kubernetes search too; where it answers differently, name the
-    defect that made it do so (or say the difference is unexplained)."""
-    search = ReplaySearch(problem, step_limit=REPLAY_COMPARE_STEPS)
+def compare_with_replay(problem: Problem, out: Outcome, time_limit: float | None = None) -> None:
+    """Run the Kubernetes search too (within its step budget and
+    ``time_limit``); where it answers differently, name the defect that made
+    it do so (or say the difference is unexplained)."""
+    limit = limit_or_default(time_limit)
+    search = ReplaySearch(problem, step_limit=REPLAY_COMPARE_STEPS, time_limit=limit)
     try:
         found = search.run()
     except StepLimitReached:
         out.notes.append(f"replay not compared: over {REPLAY_COMPARE_STEPS} search steps")
         return
     except AllocationError as e:
+        if search.deadline is not None and time.monotonic() > search.deadline:
+            out.notes.append("replay not compared: " + stopped(limit, "the Kubernetes search"))
+            return
         # A fatal error met on the way (a selector failing on a device the
         # search reaches, an All request breaking a constraint): that error is
         # Kubernetes' answer, and it depends on the order of the search.
