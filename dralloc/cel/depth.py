@@ -97,10 +97,16 @@ def frame_depth() -> int:
 @contextmanager
 def room(levels: int) -> Iterator[None]:
     """Make sure ``levels`` nesting levels of recursion fit on the stack from
-    here (the limit is only ever raised, so concurrent evaluations in other
-    threads keep theirs)."""
-    if levels > 30:
-        need = frame_depth() + FRAMES_PER_LEVEL * levels + 200
-        if sys.getrecursionlimit() < need:
-            sys.setrecursionlimit(need)
-    yield
+    here, for the duration of the block (the old limit comes back after it,
+    unless something else changed the limit meanwhile)."""
+    old = sys.getrecursionlimit()
+    need = frame_depth() + FRAMES_PER_LEVEL * levels + 200 if levels > 30 else 0
+    if need <= old:
+        yield
+        return
+    sys.setrecursionlimit(need)
+    try:
+        yield
+    finally:
+        if sys.getrecursionlimit() == need:
+            sys.setrecursionlimit(old)

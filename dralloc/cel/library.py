@@ -35,15 +35,18 @@ def _want(fn: str, args: tuple[Any, ...], *types: type | tuple[type, ...]) -> No
 
 
 _regex_cache: dict[str, Any] = {}
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False   # a bad pattern is a CEL error, not a line on stderr
 
 
 def _regex(pattern: str) -> Any:
     r = _regex_cache.get(pattern)
     if r is None:
         try:
-            r = re2.compile(go_str(pattern))
+            r = re2.compile(go_str(pattern), _RE2_OPTIONS)
         except Exception as e:  # re2.error
-            raise CELRuntimeError(f"invalid regular expression {pattern!r}: {e}") from None
+            why = e.args[0].decode("utf-8", "replace") if e.args and isinstance(e.args[0], bytes) else str(e)
+            raise CELRuntimeError(f"invalid regular expression {pattern!r}: {why}") from None
         if len(_regex_cache) > 1024:
             _regex_cache.clear()
         _regex_cache[pattern] = r

@@ -25,7 +25,7 @@ from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
 from dralloc.quantity import Quantity
 from dralloc.solver.limits import limit_or_default, stopped
-from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.outcome import REPLAY_NOTE, Outcome, Status
 from dralloc.solver.replay import Chosen, ReplaySearch, StepLimitReached
 from dralloc.solver.results import build_allocation
 
@@ -99,7 +99,7 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
         from dralloc.solver.api import run_replay
 
         res = run_replay(problem, out, share_ids, time_limit)
-        res.notes.append(f"answered by replay: {e}")
+        res.notes.append(f"{REPLAY_NOTE}: {e}")
         return res
     if mode == "optimal":
         from dralloc.solver.optimal import optimize

@@ -7,6 +7,9 @@ from enum import Enum
 
 from dralloc.models import AllocationResult
 
+# the note of a CP-SAT mode that handed the question to the replay
+REPLAY_NOTE = "answered by replay"
+
 
 class Status(str, Enum):
     ALLOCATED = "allocated"          # every claim got devices
@@ -30,6 +33,12 @@ class Outcome:
     solver: dict[str, object] = field(default_factory=dict)  # CP-SAT status, objective, bound, time
     verified: bool | None = None       # checked by the independent verifier (None: not checked)
     findings: list[str] = field(default_factory=list)  # the verifier's error findings
+
+    @property
+    def by_replay(self) -> bool:
+        """Whether the Kubernetes search gave this answer (mode replay, or a
+        CP-SAT mode that handed the question to it)."""
+        return self.mode == "replay" or any(n.startswith(REPLAY_NOTE) for n in self.notes)
 
     @property
     def ok(self) -> bool:

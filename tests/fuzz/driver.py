@@ -13,6 +13,9 @@ Classes, worst first (the first four are failures):
   rejects, a replay that breaks a rule with no defect named, or replay and
   first-fit differing with no defect named;
 * ``stopped``   — a time limit stopped it, and the output says so;
+* ``odd``       — what would be ``wrong``, on an input the API server refuses
+  that was given to the engines directly (as scenario files are, like
+  Kubernetes' own allocator test table): reported, not a failure;
 * ``input-error``, ``allocation-error``, ``answer`` — correct outcomes."""
 
 from __future__ import annotations
@@ -34,14 +37,15 @@ import yaml
 
 from dralloc.cli.main import main
 from dralloc.errors import DrallocError
-from dralloc.io.loader import load
+from dralloc.io.loader import ObjectSet, load
 from dralloc.io.scenario import parse_scenario
 from dralloc.solver import Status, allocate
 from dralloc.solver.outcome import Outcome
+from dralloc.validation.admission import admit
 from tests.fuzz.inputs import FuzzInput
 
 FAILURES = ("internal", "crash", "hang", "overrun", "wrong")
-ORDER = FAILURES + ("stopped", "input-error", "allocation-error", "answer")
+ORDER = FAILURES + ("stopped", "odd", "input-error", "allocation-error", "answer")
 STOP_WORDS = ("time limit", "deadline exceeded", "not compared")
 
 
@@ -127,7 +131,7 @@ def _says_stopped(o: Outcome) -> bool:
 
 
 def outcome_class(o: Outcome) -> tuple[str, str]:
-    if o.verified is False and (o.mode != "replay" or any(d.startswith("unexplained") for d in o.defects)):
+    if o.verified is False and (not o.by_replay or any(d.startswith("unexplained") for d in o.defects)):
         return "wrong", f"{o.mode}: the verifier rejects the answer: {o.findings[:2]}"
     if any(d.startswith("unexplained") for d in o.defects):
         return "wrong", f"{o.mode}: {o.defects[0]}; {o.notes[:2]}"
@@ -169,16 +173,33 @@ def library_scenario(inp: FuzzInput, limits: Limits, optimal: bool) -> list[Run]
     sc = holder.get("sc")
     if sc is None:
         return runs
+    admissible = _admissible(sc)
     for mode in ("replay", "first-fit") + (("optimal",) if optimal else ()):
         def one(mode: str = mode) -> tuple[str, str]:
             holder[mode] = o = _run(sc, mode, limits.engine)
-            return outcome_class(o)
+            return _odd(outcome_class(o), admissible)
         runs.append(timed(f"lib:{mode}", limits, one))
     if "replay" in holder and "first-fit" in holder:
         diff = compare(holder["replay"], holder["first-fit"])
         if diff is not None:
-            runs.append(Run("lib:compare", *diff))
+            runs.append(Run("lib:compare", *_odd(diff, admissible)))
     return runs
+
+
+def _admissible(sc: Any) -> bool:
+    """Whether the API server would accept the scenario's objects."""
+    try:
+        admit(ObjectSet.of([*sc.objects.all(), *sc.allocated, *sc.claims]))
+    except DrallocError:
+        return False
+    return True
+
+
+def _odd(cls_detail: tuple[str, str], admissible: bool) -> tuple[str, str]:
+    cls, detail = cls_detail
+    if cls == "wrong" and not admissible:
+        return "odd", "input the API server refuses: " + detail
+    return cls, detail
 
 
 def _run(sc: Any, mode: str, time_limit: float) -> Outcome:
