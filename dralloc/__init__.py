@@ -4,4 +4,13 @@ from dralloc.errors import AllocationError, DrallocError, InputError
 from dralloc.quantity import Quantity
 
 __version__ = "0.1.0"
-__all__ = ["AllocationError", "DrallocError", "InputError", "Quantity", "__version__"]
+__all__ = ["AllocationError", "Cluster", "DrallocError", "InputError", "Quantity", "__version__"]
+
+
+def __getattr__(name: str) -> object:
+    """``dralloc.Cluster`` (imported on first use: it brings in the engines)."""
+    if name == "Cluster":
+        from dralloc.cluster import Cluster
+
+        return Cluster
+    raise AttributeError(f"module 'dralloc' has no attribute {name!r}")

@@ -1,5 +1,6 @@
 """Documented defects of the Kubernetes allocator (spec §8). Replay reproduces
-them; the CP-SAT modes follow the rules; every difference names one of these."""
+them; the CP-SAT modes follow the rules; every difference names one of these.
+When each can fire is decided statically by :mod:`dralloc.inventory.triggers`."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ EVENT_DEFECT = {
     "counter-leak-after-capacity": "counter-leak-on-late-refusal",
     "all-mode-capacity-leak": "counter-leak-on-late-refusal",
     "shared-device-counter-leak": "shared-device-counter-leak",
+    "shared-capacity-entry-kept": "shared-capacity-entry-kept",
     "quantity-dec-aliasing": "quantity-dec-aliasing",
 }
 

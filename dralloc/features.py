@@ -83,6 +83,16 @@ class Features:
         return cls.from_gates(DEFAULT_GATES)
 
     @classmethod
+    def of(cls, features: Features | Iterable[str] | None) -> Features:
+        """What a caller passed as features: a feature set, gate names, or
+        None for the default cluster's."""
+        if features is None:
+            return cls.default()
+        if isinstance(features, Features):
+            return features
+        return cls.from_gates(features)
+
+    @classmethod
     def all(cls) -> Features:
         return cls(True, True, True, True, True, True, True)
 

@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("encoders",),
     ("defects",),
     ("solver",),
+    ("cluster",),
     ("check", "audit"),
     ("planner", "planner.view", "planner.parallel", "planner.generate"),
     ("planner.simulate", "planner.pattern", "planner.answer"),

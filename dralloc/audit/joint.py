@@ -139,7 +139,7 @@ def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[Resource
         res.notes.append(stopped(time_limit, "the joint search") + (
             " before proving the optimum" if code == cp_model.FEASIBLE else " without an answer"))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        res.bound = int(solver.best_objective_bound)
+        res.bound = round(solver.best_objective_bound)
         _decode(res, solver, nodes, z, {g.key: g for g in groups}, objs, allocated, features, var)
     res.wall_time = time.perf_counter() - t0
     return res

@@ -13,10 +13,11 @@ from dataclasses import dataclass, replace
 
 from dralloc.audit.state import ClusterState, pod_key
 from dralloc.checker.finding import WARNING, Finding
+from dralloc.cluster import Cluster
 from dralloc.features import Features, Variant
 from dralloc.io.loader import ObjectSet
 from dralloc.models import AllocationResult, Node, ResourceClaim
-from dralloc.solver import allocate
+from dralloc.solver import Outcome, allocate
 
 _FIXED_SHARE = "00000000-0000-0000-0000-000000000000"
 
@@ -77,11 +78,25 @@ def _devices(a: AllocationResult | None) -> list[tuple[str, str, str, str]]:
     return sorted((r.request, r.driver, r.pool, r.device) for r in rs or [])
 
 
-def _run(objs: ObjectSet, u: Unit, held: list[ResourceClaim], features: Features,
-         variant: Variant | None) -> list[list[tuple[str, str, str, str]]] | str:
-    bare = [c.model_copy(update={"status": None}) for c in u.claims]
-    out = allocate(objs, u.node, bare, allocated=held, features=features, mode="replay",
-                   variant=variant, share_ids=lambda: _FIXED_SHARE, admission=False)
+Answer = list[list[tuple[str, str, str, str]]] | str
+
+
+def _bare(u: Unit) -> list[ResourceClaim]:
+    return [c.model_copy(update={"status": None}) for c in u.claims]
+
+
+def _run(cluster: Cluster, u: Unit) -> Answer:
+    """The Kubernetes search for the unit's claims on the cluster as it was then."""
+    return _answer(cluster.allocate(u.node, _bare(u), mode="replay", share_ids=lambda: _FIXED_SHARE))
+
+
+def _run_with(objs: ObjectSet, u: Unit, held: list[ResourceClaim], features: Features, variant: Variant) -> Answer:
+    """The same with other gates or another allocator variant."""
+    return _answer(allocate(objs, u.node, _bare(u), allocated=held, features=features, mode="replay",
+                            variant=variant, share_ids=lambda: _FIXED_SHARE, admission=False))
+
+
+def _answer(out: Outcome) -> Answer:
     if not out.ok or out.allocations is None:
         return out.error or "unsatisfiable"
     return [_devices(a) for a in out.allocations]
@@ -98,24 +113,26 @@ def compare_with_kubernetes(state: ClusterState, features: Features, variant: Va
                             order: Sequence[str] | None, rule_findings: Sequence[Finding]) -> tuple[list[Finding], int]:
     """Replay every unit in order against the cluster's own earlier answers."""
     units = units_in_order(state, order)
-    replayed = {c.key for u in units for c in u.claims}
-    held = [c for c in state.allocated() if c.key not in replayed]
+    cluster = Cluster(state.objects, features, variant, admission=False)
+    for u in units:   # what is held before the first unit: the claims not replayed
+        for c in u.claims:
+            cluster.release(c.key)
     broken: dict[str, set[str]] = {}
     for f in rule_findings:
         broken.setdefault(f.claim, set()).add(f.rule)
     out: list[Finding] = []
     for u in units:
         actual = [_devices(c.status.allocation if c.status else None) for c in u.claims]
-        got = _run(state.objects, u, held, features, variant)
+        got = _run(cluster, u)
         if got != actual:
-            out.append(_difference(state, u, held, actual, got, features, broken))
-        held.extend(u.claims)
+            out.append(_difference(state, u, cluster.allocated(), actual, got, features, broken))
+        for c in u.claims:
+            cluster.record(c)
     return out, len(units)
 
 
 def _difference(state: ClusterState, u: Unit, held: list[ResourceClaim], actual: list[list[tuple[str, str, str, str]]],
-                got: list[list[tuple[str, str, str, str]]] | str, features: Features,
-                broken: dict[str, set[str]]) -> Finding:
+                got: Answer, features: Features, broken: dict[str, set[str]]) -> Finding:
     keys = [c.key for c in u.claims]
     rules = sorted({r for k in keys for r in broken.get(k, set()) if r in DEFECT_BY_RULE})
     if rules:
@@ -126,7 +143,7 @@ def _difference(state: ClusterState, u: Unit, held: list[ResourceClaim], actual:
     else:
         detail = "unexplained"
         for f, v in _alternatives(features):
-            if _run(state.objects, u, held, f, v) == actual:
+            if _run_with(state.objects, u, held, f, v) == actual:
                 gates = ",".join(f.gates()) or "no gates"
                 detail = f"different Kubernetes version or feature set (reproduced by {v.value} with {gates})"
                 break

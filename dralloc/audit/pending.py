@@ -28,11 +28,11 @@ from dralloc.audit.joint import Group, JointResult, place_jointly
 from dralloc.audit.state import ClusterState, pod_key
 from dralloc.checker.finding import INFO, WARNING, Finding
 from dralloc.checker.rules import with_allocation
+from dralloc.cluster import Cluster
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
-from dralloc.inventory.problem import build_problem
 from dralloc.models import Node, Pod, ResourceClaim
-from dralloc.solver import Outcome, allocate
+from dralloc.solver import Outcome
 
 JOINT_TIME_LIMIT = 10.0      # seconds for the joint placement model
 CORE_TIME_LIMIT = 5.0        # seconds per feasibility test while shrinking a core
@@ -51,10 +51,19 @@ class Budget:
 
 @dataclass
 class PendingAnalysis:
+    """Allocation questions on the cluster object (``cluster``): what is
+    allocated there is what the questions assume held; moves are tried in
+    ``cluster.trial()`` blocks and undone."""
+
     state: ClusterState
     features: Features
     variant: Variant | None
     budget: Budget = field(default_factory=Budget)
+    stopped: list[str] = field(default_factory=list)  # nodes where a replay hit its time limit
+    cluster: Cluster = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cluster = Cluster(self.state.objects, self.features, self.variant, admission=False)
 
     def nodes(self, pod: Pod) -> list[Node]:
         if pod.spec.node_name:
@@ -64,18 +73,24 @@ class PendingAnalysis:
             names = sorted({s.spec.node_name for s in self.state.objects.slices if s.spec.node_name})
         return [self.state.node(n) for n in names]
 
-    def try_on(self, node: Node, claims: list[ResourceClaim], held: list[ResourceClaim]) -> Outcome | None:
+    def try_on(self, node: Node, claims: list[ResourceClaim]) -> Outcome | None:
         if not self.budget.take():
             return None
-        return allocate(self.state.objects, node, claims, allocated=held, features=self.features,
-                        mode="replay", variant=self.variant, admission=False)
+        out = self.cluster.allocate(node, claims, mode="replay")
+        if any(n.startswith("replay stopped") for n in out.notes):
+            self.stopped.append(node.name)
+        return out
 
-    def fits(self, claims: list[ResourceClaim], held: list[ResourceClaim],
-             nodes: list[Node]) -> tuple[Node, list[ResourceClaim]] | None:
+    def fits(self, claims: list[ResourceClaim], nodes: list[Node]) -> tuple[Node, list[ResourceClaim]] | None:
+        """The first of ``nodes`` where the claims fit, and the claims as
+        allocated there (recorded in the cluster)."""
         for n in nodes:
-            out = self.try_on(n, claims, held)
+            out = self.try_on(n, claims)
             if out is not None and out.ok and out.allocations is not None:
-                return n, [with_allocation(c, a) for c, a in zip(claims, out.allocations, strict=True)]
+                done = [with_allocation(c, a) for c, a in zip(claims, out.allocations, strict=True)]
+                for c in done:
+                    self.cluster.record(c)
+                return n, done
         return None
 
 
@@ -99,7 +114,7 @@ def analyse_pending(state: ClusterState, features: Features, variant: Variant | 
     for pod in _order(state.pending_pods()):
         claims = state.claims_to_place(pod)
         nodes = pa.nodes(pod)
-        now = [n.name for n in nodes if (o := pa.try_on(n, claims, held)) is not None and o.ok]
+        now = [n.name for n in nodes if (o := pa.try_on(n, claims)) is not None and o.ok]
         todo.append(_Pending(pod, claims, nodes, now))
     joint = _joint(pa, todo, held)
     findings: list[Finding] = []
@@ -116,6 +131,10 @@ def analyse_pending(state: ClusterState, features: Features, variant: Variant | 
     if pa.budget.calls < 0:
         findings.append(Finding(INFO, "pending", "", "the pending-pod analysis ran out of its budget of "
                                 f"{budget} allocation calls; some answers are incomplete"))
+    if pa.stopped:
+        findings.append(Finding(INFO, "pending", "", f"{len(pa.stopped)} allocation call(s) stopped at the "
+                                "replay's time limit (nodes " + ", ".join(sorted(set(pa.stopped))) + "); "
+                                "they count as not fitting, so some answers are incomplete"))
     return findings, entries
 
 
@@ -169,7 +188,7 @@ def _one(pa: PendingAnalysis, p: _Pending, held: list[ResourceClaim], joint: Joi
                      message=f"fits on node {node} if {len(moved)} existing allocation(s) move: "
                      + "; ".join(f"{m['claim']} to node {m['to']}" for m in moved))
         return entry
-    entry.update(verdict="does-not-fit", message=_explain(pa, p.claims, held, p.nodes))
+    entry.update(verdict="does-not-fit", message=_explain(pa, p.claims, p.nodes))
     return entry
 
 
@@ -180,53 +199,52 @@ def _holders_on(held: list[ResourceClaim], state: ClusterState, node: Node) -> l
 
 def _moves(pa: PendingAnalysis, claims: list[ResourceClaim], held: list[ResourceClaim],
            nodes: list[Node]) -> tuple[str, list[dict[str, str]]] | None:
+    """Move 1, then 2 of the ``held`` claims away (each must fit elsewhere)
+    so that ``claims`` fit on a node; every try is undone."""
     for size in (1, 2):
         for n in nodes:
             cands = _holders_on(held, pa.state, n)
             for group in combinations(cands, size):
                 if pa.budget.calls <= 0:
                     return None
-                gone = {c.key for c in group}
-                rest = [c for c in held if c.key not in gone]
-                placed = pa.fits(claims, rest, [n])
-                if placed is None:
-                    continue
-                moved = _replace(pa, list(group), rest + placed[1])
+                with pa.cluster.trial():
+                    for c in group:
+                        pa.cluster.release(c.key)
+                    moved = None
+                    if pa.fits(claims, [n]) is not None:
+                        moved = _replace(pa, list(group))
                 if moved is not None:
                     return n.name, moved
     return None
 
 
-def _replace(pa: PendingAnalysis, group: list[ResourceClaim], held: list[ResourceClaim]) -> list[dict[str, str]] | None:
+def _replace(pa: PendingAnalysis, group: list[ResourceClaim]) -> list[dict[str, str]] | None:
     out = []
     for c in group:
         bare = c.model_copy(update={"status": None})
-        got = pa.fits([bare], held, pa.nodes(Pod()))
+        got = pa.fits([bare], pa.nodes(Pod()))
         if got is None:
             return None
-        held = held + got[1]
         out.append({"claim": c.key, "from": pa.state.node_for(c).name, "to": got[0].name})
     return out
 
 
-def _explain(pa: PendingAnalysis, claims: list[ResourceClaim], held: list[ResourceClaim], nodes: list[Node]) -> str:
+def _explain(pa: PendingAnalysis, claims: list[ResourceClaim], nodes: list[Node]) -> str:
     if not nodes:
         return "no node is known (the state holds no nodes and no node-local slices)"
-    parts = [f"on node {n.name}: {_why_not(pa, n, claims, held)}" for n in nodes[:EXPLAINED_NODES]]
+    parts = [f"on node {n.name}: {_why_not(pa, n, claims)}" for n in nodes[:EXPLAINED_NODES]]
     more = f" (and {len(nodes) - EXPLAINED_NODES} more node(s))" if len(nodes) > EXPLAINED_NODES else ""
     return "does not fit on any node, even after moving up to 2 allocations: " + " | ".join(parts) + more
 
 
-def _why_not(pa: PendingAnalysis, node: Node, claims: list[ResourceClaim], held: list[ResourceClaim]) -> str:
+def _why_not(pa: PendingAnalysis, node: Node, claims: list[ResourceClaim]) -> str:
     """A minimal conflicting set of requirements on ``node``, in words (the
     per-request candidate counts when no core can be found)."""
     from dralloc.solver.explain import minimal_core, render
     from dralloc.solver.explain_counts import candidate_report
 
-    objs = pa.state.objects
     try:
-        problem = build_problem(objs.slices, objs.classes, node, claims, held, pa.features,
-                                pa.variant or pa.features.variant())
+        problem = pa.cluster.problem(node, claims)
     except AllocationError as e:
         return str(e)
     core = minimal_core(problem, CORE_TIME_LIMIT)

@@ -36,6 +36,7 @@ class ClusterState:
     missing: dict[str, list[str]] = field(default_factory=dict)           # pod key -> entries without claim
     users: dict[str, list[Pod]] = field(default_factory=dict)             # claim key -> pods
     findings: list[Finding] = field(default_factory=list)
+    _by_device: dict[tuple[str, str, str], str] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, objs: ObjectSet) -> ClusterState:
@@ -82,11 +83,21 @@ class ClusterState:
                 except NodeSelectorError:
                     break
         for res in (alloc.devices.results or []) if alloc and alloc.devices else []:
-            for s in self.objects.slices:
-                if s.spec.driver == res.driver and s.spec.pool.name == res.pool and s.spec.node_name \
-                        and any(d.name == res.device for d in s.spec.devices or []):
-                    return self.node(s.spec.node_name)
+            name = self._device_nodes().get((res.driver, res.pool, res.device))
+            if name:
+                return self.node(name)
         return Node(metadata=ObjectMeta(name=""))
+
+    def _device_nodes(self) -> dict[tuple[str, str, str], str]:
+        """(driver, pool, device) -> the nodeName of the first slice (input
+        order) that publishes it bound to a node; built once."""
+        if self._by_device is None:
+            self._by_device = {}
+            for s in self.objects.slices:
+                if s.spec.node_name:
+                    for d in s.spec.devices or []:
+                        self._by_device.setdefault((s.spec.driver, s.spec.pool.name, d.name), s.spec.node_name)
+        return self._by_device
 
     def pending_pods(self) -> list[Pod]:
         """Pods (not finished) with at least one claim that is not allocated."""

@@ -21,7 +21,8 @@ from typing import Any
 
 import yaml
 
-from dralloc.cli.inputs import add_target_args, resolve
+from dralloc.cli.inputs import add_compare_args, add_target_args, resolve
+from dralloc.cluster import Cluster
 from dralloc.errors import InputError
 from dralloc.models import ResourceClaim
 from dralloc.solver.api import DEFAULT_MODE, MODES, allocate
@@ -40,8 +41,10 @@ def register(sub: Any) -> None:
     p.add_argument("--objective", help="optimal mode: comma-separated objectives, in priority order")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout")
+    add_compare_args(p)
     p.add_argument("--all-nodes", action="store_true",
-                   help="try every Node in the files (as the scheduler's filter does) and print one line per node")
+                   help="try every Node in the files (as the scheduler's filter does, in its node order: zones "
+                        "in turn, nodes in file order) and print one line per node")
     p.add_argument("-o", "--output", choices=("yaml", "json", "table"), default="yaml", help="output format")
     p.add_argument("--explain", action="store_true",
                    help="also print how the answer was reached (search steps, reasons) on stderr")
@@ -86,15 +89,15 @@ def _print(claims: list[ResourceClaim], out: Outcome, fmt: str) -> None:
 
 def run_all_nodes(args: argparse.Namespace) -> int:
     """One line per Node: can the claims be allocated there, and on what."""
-    objs, _, claims, features, admitted, variant = resolve(args)
+    objs, _, claims, features, admitted, _ = resolve(args)
     if not objs.nodes:
         raise InputError("--all-nodes needs Node objects in the files")
     mode = args.mode
     rows = [("NODE", "RESULT", "DEVICES")]
     fits = 0
-    for node in sorted(objs.nodes, key=lambda n: n.name):
-        out = allocate(objs, node, claims, features=features, mode=mode, time_limit=args.time_limit,
-                       admission=admitted, variant=variant)
+    cluster = Cluster(objs, features=features, admission=admitted)
+    for node, out in cluster.each_node(claims, mode=mode, time_limit=args.time_limit, compare=args.compare,
+                                       compare_time_limit=args.compare_time_limit):
         if out.status is Status.ALLOCATED:
             fits += 1
             devs = [f"{r.request}={r.pool}/{r.device}" for a in out.allocations or []
@@ -115,11 +118,15 @@ def run(args: argparse.Namespace) -> int:
     objs, node, claims, features, admitted, variant = resolve(args)
     mode = args.mode
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit, admission=admitted, variant=variant)
+                   time_limit=args.time_limit, admission=admitted, compare=args.compare,
+                   compare_time_limit=args.compare_time_limit, variant=variant)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:
             print(f"  note: {n}", file=sys.stderr)
+    elif out.kubernetes is not None and (out.kubernetes.same is False or out.kubernetes.how == "stopped"):
+        # first-fit follows the rules; where Kubernetes answers otherwise (or may), say so
+        print(f"dralloc allocate: note: {out.kubernetes}", file=sys.stderr)
     if out.status is Status.ALLOCATED:
         _print(claims, out, args.output)
         return EXIT_OK

@@ -1,19 +1,38 @@
-"""``dralloc generate``: realistic clusters (GPUs with real MIG profile tables,
-NICs) and demand mixes, as plain resource.k8s.io/v1 YAML."""
+"""``dralloc generate``: clusters shaped like what real drivers publish (the
+NVIDIA GPU driver's whole GPUs and DynamicMIG devices over shared counters,
+dranet's NICs on the GPUs' PCIe roots, KEP-4815 TPU blocks), deterministic for
+a seed, and demand mixes, as resource.k8s.io/v1 YAML (or one JSON List).
+
+    dralloc generate cluster --nodes 1000 > cluster.yaml               # DynamicMIG A100 nodes
+    dralloc generate cluster --types gpu=600,mig=400 --nics 4 --out-dir cluster/
+    dralloc generate cluster --types mig:h100-80gb-sxm5=8,tpu=16 --seed 7
+
+Large clusters go to ``--out-dir``: ``classes.yaml`` and files of
+``--per-file`` nodes each (``nodes-0000.yaml``...), with progress on stderr."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-
-import yaml
+from typing import Any
 
 from dralloc.errors import InputError
 from dralloc.planner.generate import clusters as gen
 from dralloc.planner.generate import tpu
+from dralloc.planner.generate.emit import (
+    FORMATS,
+    Progress,
+    stderr_progress,
+    write_dir,
+    write_groups,
+)
+from dralloc.planner.generate.nodes import KINDS, NodeType
 from dralloc.planner.generate.profiles import gpu_models
+
+PROGRESS_EVERY = 100     # nodes between progress lines when writing to stdout
 
 
 def _mix(text: str) -> dict[str, int]:
@@ -28,21 +47,28 @@ def _mix(text: str) -> dict[str, int]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("generate", help="generate clusters and demands for the planner", description=__doc__)
+    p = sub.add_parser("generate", help="generate clusters and demands for the planner", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     what = p.add_subparsers(dest="what", metavar="WHAT", required=True)
-    c = what.add_parser("cluster", help="nodes with GPUs (MIG counters) and NICs")
-    c.add_argument("--nodes", type=int, default=4)
+    c = what.add_parser("cluster", help="nodes as the GPU, NIC and TPU drivers publish them")
+    c.add_argument("--nodes", type=int, default=4, help="nodes of --type (default 4)")
+    c.add_argument("--type", choices=KINDS, default="mig",
+                   help="mig: GPUs under the NVIDIA driver's DynamicMIG (MIG devices over shared counters); "
+                        "gpu: whole GPUs (MIG off); tpu: blocks of four TPU hosts (KEP-4815)")
+    c.add_argument("--types", metavar="KIND[:GPU]=NODES,...",
+                   help="a mixed cluster, e.g. gpu=600,mig=400 or mig:h100-80gb-sxm5=8,tpu=16 (replaces --nodes/--type)")
     c.add_argument("--gpu", default="a100-40gb", choices=sorted(gpu_models()))
     c.add_argument("--gpus", type=int, default=8, help="GPUs per node")
-    c.add_argument("--nics", type=int, default=0, help="NICs per node")
-    c.add_argument("--tpu", action="store_true",
-                   help="multi-host TPU slices instead of GPUs (KEP-4815): --nodes/4 blocks of four hosts, each "
-                        "block a 4x4 slice with 2x4 and 2x2 partitions")
-    c.add_argument("--profiles", help="comma-separated MIG profiles to publish (default: all)")
-    c.add_argument("--prefix", default="node")
-    c.add_argument("--out-dir", help="write files of --per-file nodes into this directory instead of stdout "
-                                     "(the loader reads files up to 64 MiB: ~350 nodes of 8 GPUs)")
-    c.add_argument("--per-file", type=int, default=100)
+    c.add_argument("--nics", type=int, default=0, help="RDMA NICs per GPU node (dranet), spread over the PCIe roots")
+    c.add_argument("--tpu", action="store_true", help="same as --type tpu")
+    c.add_argument("--profiles", help="comma-separated MIG profiles to publish (default: all, as the driver does)")
+    c.add_argument("--full-gpu", action=argparse.BooleanOptionalAction, default=None,
+                   help="publish the full GPU next to its MIG devices (default: as the driver does, Hopper and later)")
+    c.add_argument("--seed", type=int, default=0, help="seed for UUIDs, slice names and addresses (default 0)")
+    c.add_argument("--prefix", help="node name prefix (default: the kind); one type only")
+    c.add_argument("--out-dir", help="write classes.yaml and files of --per-file nodes into this directory")
+    c.add_argument("--per-file", type=int, default=100, help="nodes per file with --out-dir (a TPU block of four hosts counts as one; default 100)")
+    c.add_argument("--format", choices=FORMATS, default="yaml", help="yaml (default) or one JSON List per file")
     c.set_defaults(func=run_cluster)
     d = what.add_parser("demand", help="workloads asking for MIG devices")
     d.add_argument("--gpu", default="a100-40gb", choices=sorted(gpu_models()))
@@ -59,41 +85,53 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d.set_defaults(func=run_demand)
 
 
-DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+def node_types(args: argparse.Namespace) -> list[tuple[NodeType, int]]:
+    profiles = tuple(p.strip() for p in args.profiles.split(",")) if args.profiles else None
 
+    def make(kind: str, gpu: str, name: str = "") -> NodeType:
+        return NodeType(kind, gpu, args.gpus, args.nics, profiles, args.full_gpu, name)
 
-def _emit(docs: list[dict[str, object]]) -> int:
-    yaml.dump_all(docs, sys.stdout, Dumper=DUMPER, sort_keys=False)
-    return 0
-
-
-def _write_dir(docs: list[dict[str, object]], out: str, per_file: int) -> int:
-    if per_file < 1:
-        raise InputError("--per-file must be at least 1")
-    root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
-    head = [d for d in docs if d["kind"] == "DeviceClass"]
-    rest = [d for d in docs if d["kind"] != "DeviceClass"]
-    starts = [i for i, d in enumerate(rest) if d["kind"] == "Node"] + [len(rest)]
-    chunks = [rest[starts[i]:starts[min(i + per_file, len(starts) - 1)]] for i in range(0, len(starts) - 1, per_file)]
-    (root / "classes.yaml").write_text(yaml.dump_all(head, Dumper=DUMPER, sort_keys=False))
-    for n, chunk in enumerate(chunks):
-        (root / f"nodes-{n:04d}.yaml").write_text(yaml.dump_all(chunk, Dumper=DUMPER, sort_keys=False))
-    print(f"wrote {root}/classes.yaml and {len(chunks)} node files", file=sys.stderr)
-    return 0
+    if not args.types:
+        kind = "tpu" if args.tpu else args.type
+        return [(make(kind, args.gpu, args.prefix or "node"), args.nodes)]
+    if args.prefix:
+        raise InputError("--prefix names the nodes of one type; with --types each kind names its own")
+    out = []
+    for part in args.types.split(","):
+        spec, _, count = part.partition("=")
+        kind, _, gpu = spec.strip().partition(":")
+        try:
+            n = int(count)
+        except ValueError:
+            raise InputError(f"--types: {part!r} is not KIND[:GPU]=NODES") from None
+        name = f"{kind}-{gpu}" if gpu else kind
+        out.append((make(kind, gpu or args.gpu, name), n))
+    return out
 
 
 def run_cluster(args: argparse.Namespace) -> int:
-    if args.tpu:
-        if args.nodes % 4:
-            raise InputError(f"--nodes {args.nodes}: TPU blocks have four hosts; give a multiple of 4")
-        docs = tpu.tpu_cluster(args.nodes // 4, args.prefix)
-        return _write_dir(docs, args.out_dir, args.per_file) if args.out_dir else _emit(docs)
-    profiles = [p.strip() for p in args.profiles.split(",")] if args.profiles else None
-    docs = gen.cluster(args.nodes, args.gpu, args.gpus, args.nics, profiles, args.prefix)
+    types = node_types(args)
+    total = sum(n for _, n in types)
+    groups = gen.iter_cluster(types, args.seed)
+    classes = next(groups)
     if args.out_dir:
-        return _write_dir(docs, args.out_dir, args.per_file)
-    return _emit(docs)
+        paths = write_dir(classes, groups, Path(args.out_dir), args.per_file, total, args.format,
+                          stderr_progress("generate"))
+        print(f"wrote {paths[0]} and {len(paths) - 1} node file(s) ({total} nodes) in {args.out_dir}", file=sys.stderr)
+        return 0
+    show = stderr_progress("generate") if total >= 2 * PROGRESS_EVERY else None
+    write_groups([classes, *_counting(groups, total, show)], sys.stdout, args.format)
+    return 0
+
+
+def _counting(groups: Iterator[list[dict[str, Any]]], total: int,
+              show: Progress | None) -> Iterator[list[dict[str, Any]]]:
+    done = 0
+    for g in groups:
+        yield g
+        before, done = done, done + sum(1 for d in g if d.get("kind") == "Node")
+        if show and (done // PROGRESS_EVERY > before // PROGRESS_EVERY or done == total):
+            show(done, total)
 
 
 def _tpu_slices(args: argparse.Namespace, load: Fraction | None) -> int:
@@ -117,6 +155,8 @@ def run_demand(args: argparse.Namespace) -> int:
         if args.nodes <= 0:
             raise InputError("--load needs --nodes (the size of the cluster it is relative to)")
     if args.tpu:
-        return _emit(tpu.tpu_demand(_mix(args.mix), _tpu_slices(args, load), args.priorities))
-    return _emit(gen.mig_demand(args.gpu, _mix(args.mix), args.claims, load, args.nodes, args.gpus,
-                                args.priorities))
+        docs = tpu.tpu_demand(_mix(args.mix), _tpu_slices(args, load), args.priorities)
+    else:
+        docs = gen.mig_demand(args.gpu, _mix(args.mix), args.claims, load, args.nodes, args.gpus, args.priorities)
+    write_groups([docs], sys.stdout)
+    return 0

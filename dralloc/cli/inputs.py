@@ -19,13 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
 from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE, Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
 from dralloc.io.loader import read_documents
 from dralloc.io.scenario import Scenario, parse_scenario
-from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim
+from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim, ResourceClaimTemplate
 from dralloc.solver.api import allocated_claims, find_node
 from dralloc.validation.admission import admit
 
@@ -85,33 +86,12 @@ def _find_pod(objs: ObjectSet, key: str) -> Pod:
 
 
 def pod_claims(objs: ObjectSet, pod: Pod) -> list[ResourceClaim]:
-    """The pod's claims, in ``spec.resourceClaims`` order. A template is
-    instantiated as the controller does (its spec, labels and annotations),
-    named ``<pod>-<entry>`` where Kubernetes would add a random suffix."""
-    ns = pod.namespace
-    where = f"Pod {ns}/{pod.name}"
-    out = []
-    for i, pc in enumerate(pod.spec.resource_claims or []):
-        field = f"spec.resourceClaims[{i}]"
-        if pc.resource_claim_name:
-            c = objs.claim(f"{ns}/{pc.resource_claim_name}")
-            if c is None:
-                raise InputError(f"claim {ns}/{pc.resource_claim_name} is not in the files", obj=where, field=field)
-            out.append(c)
-            continue
-        if not pc.resource_claim_template_name:
-            raise InputError("neither resourceClaimName nor resourceClaimTemplateName is set", obj=where, field=field)
-        t = next((t for t in objs.templates if t.name == pc.resource_claim_template_name
-                  and t.namespace == ns), None)
-        if t is None:
-            raise InputError(f"ResourceClaimTemplate {ns}/{pc.resource_claim_template_name} is not in the files",
-                             obj=where, field=field)
-        meta = t.spec.metadata.dump() if t.spec.metadata is not None else {}
-        meta.update({"name": f"{pod.name}-{pc.name}", "namespace": ns})
-        out.append(ResourceClaim.model_validate({"metadata": meta, "spec": t.spec.spec.dump()}))
-    if not out:
-        raise InputError("the pod has no resource claims", obj=where, field="spec.resourceClaims")
-    return out
+    """The pod's claims (:func:`dralloc.cluster.pods.pod_claims`) among ``objs``."""
+    def template(key: str) -> ResourceClaimTemplate | None:
+        ns, _, name = key.partition("/")
+        return next((t for t in objs.templates if t.name == name and (t.namespace or "default") == ns), None)
+
+    return claims_of_pod(pod, objs.claim, template)
 
 
 def _node(args: argparse.Namespace, objs: ObjectSet, name: str | None, pod: Pod | None) -> Node:
@@ -201,3 +181,23 @@ def problem_from_args(args: argparse.Namespace) -> Problem:
     t = resolve(args)
     return build_problem(t.objs.slices, t.objs.classes, t.node, t.claims, allocated_claims(t.objs, t.claims),
                          t.features, t.variant)
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return v
+
+
+def add_compare_args(p: argparse.ArgumentParser) -> None:
+    """first-fit against Kubernetes' own answer (``allocate(compare=...)``)."""
+    p.add_argument("--compare", choices=("auto", "always", "never"), default="auto",
+                   help="first-fit: find out Kubernetes' own answer -- auto: replay its search only where a "
+                        "documented defect can fire and no proof settles it; always: replay every time; "
+                        "never: skip (default: %(default)s)")
+    p.add_argument("--compare-time-limit", type=_seconds, metavar="SECONDS", default=None,
+                   help="first-fit: time limit of that replay (default: 2)")

@@ -8,54 +8,18 @@ from __future__ import annotations
 from dralloc.encoders.linear import NeedsReplay
 from dralloc.encoders.model import Encoding, Option
 from dralloc.errors import AllocationError
-from dralloc.features import Variant
-from dralloc.inventory.capacity import UnknownCapacity, request_over_capacity_ok
+from dralloc.inventory.candidates import request_candidates
 from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
-from dralloc.inventory.taints import untolerated_taint
 
 
-def static_reason(enc: Encoding, spec: RequestSpec, pd: PoolDevice) -> str | None:
-    """Why ``pd`` can never serve ``spec`` in this call (None: it may)."""
-    p = enc.problem
-    dev = pd.device
-    if not spec.admin and pd.id in p.state.devices:
-        return "in use"
+def _candidates(enc: Encoding, spec: RequestSpec) -> tuple[list[PoolDevice], dict[str, int]]:
     try:
-        if not p.selectable(pd, spec):
-            return "not selected"
+        return request_candidates(enc.problem, spec)
     except AllocationError as e:
         # the answer depends on the order Kubernetes evaluates things in (a
         # selector error on some device): only the replay can say what it is
         raise NeedsReplay(f"Kubernetes' answer depends on its evaluation order ({e})") from None
-    if not p.features.partitionable_devices and dev.consumes_counters:
-        return "consumes counters"
-    if p.features.device_taints and untolerated_taint(dev.taints, spec.tolerations) is not None:
-        return "taint"
-    if p.features.consumable_capacity and p.variant is not Variant.STABLE:
-        try:
-            if not request_over_capacity_ok(spec.capacity, dev.capacity, p.state.aggregated.get(pd.id), None):
-                return "capacity"
-        except UnknownCapacity:
-            return "capacity"
-    return None
-
-
-def _candidates(enc: Encoding, spec: RequestSpec) -> tuple[list[PoolDevice], dict[str, int]]:
-    p = enc.problem
-    excluded: dict[str, int] = {}
-    if spec.is_all:
-        pool_devices = list(spec.all_devices or [])
-    else:
-        pool_devices = [pd for pool in p.pools if pool.usable for pd in pool.devices]
-    out = []
-    for pd in pool_devices:
-        why = static_reason(enc, spec, pd)
-        if why is None:
-            out.append(pd)
-        else:
-            excluded[why] = excluded.get(why, 0) + 1
-    return out, excluded
 
 
 def add_choices(enc: Encoding) -> None:

@@ -17,6 +17,9 @@ class AllocatedState:
     shared: set[tuple[DeviceID, str]] = field(default_factory=set)      # (device, shareID)
     aggregated: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
     shared_devices: set[DeviceID] = field(default_factory=set)
+    # counters held back beyond the committed devices' (pool id -> amounts): what
+    # Kubernetes' search leaked, when the solver asks what is left (T-11 proofs)
+    held_counters: dict[tuple[str, str], CounterMap] = field(default_factory=dict)
 
     @classmethod
     def from_claims(cls, claims: Iterable[ResourceClaim], features: Features,
@@ -64,6 +67,11 @@ class AllocatedState:
                 for name, c in (cc.counters or {}).items():
                     if name in target:
                         target[name] -= c.value.value
+        for cs, counters in self.held_counters.get(pool.id, {}).items():
+            target = avail.get(cs)
+            for name, v in counters.items():
+                if target is not None and name in target:
+                    target[name] -= v
         return avail
 
     def is_allocated(self, dev: DeviceID) -> bool:

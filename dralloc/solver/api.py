@@ -15,10 +15,8 @@ from dralloc.features import Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io.loader import ObjectSet
 from dralloc.models import Node, ObjectMeta, ResourceClaim, TypedObject
-from dralloc.solver.explain_counts import candidate_report
-from dralloc.solver.outcome import Outcome, Status
-from dralloc.solver.replay import ReplaySearch
-from dralloc.solver.results import build_allocation
+from dralloc.solver.outcome import COMPARE, Outcome, Status
+from dralloc.solver.replay_run import run_replay
 from dralloc.validation.admission import admit, admit_object
 
 MODES = ("replay", "first-fit", "optimal")
@@ -71,14 +69,6 @@ def _claims(objs: ObjectSet, claims: Iterable[ResourceClaim | str], admission: b
     return out
 
 
-def _features(features: Features | Iterable[str] | None) -> Features:
-    if features is None:
-        return Features.default()
-    if isinstance(features, Features):
-        return features
-    return Features.from_gates(features)
-
-
 def allocated_claims(objs: ObjectSet, todo: list[ResourceClaim]) -> list[ResourceClaim]:
     """Every claim with an allocation that is not one of ``todo`` (by
     namespace and name: duplicates are refused on admission)."""
@@ -91,7 +81,8 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
              features: Features | Iterable[str] | None = None, mode: str = DEFAULT_MODE,
              variant: Variant | str | None = None, objective: str | None = None,
              time_limit: float | None = None, share_ids: Callable[[], str] | None = None,
-             verify: bool = True, admission: bool = True) -> Outcome:
+             verify: bool = True, admission: bool = True, compare: str = "auto",
+             compare_time_limit: float | None = None) -> Outcome:
     """Allocate ``claims`` together on ``node``, as the Kubernetes scheduler
     asks its allocator to for the claims of one pod.
 
@@ -105,11 +96,20 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     is ``first-fit`` (Kubernetes' answer through CP-SAT, the default),
     ``replay`` (the Kubernetes search, step by step) or ``optimal`` (CP-SAT
     with ``objective``). Every answer is checked by the independent verifier
-    unless ``verify`` is False (``Outcome.verified``)."""
+    unless ``verify`` is False (``Outcome.verified``).
+
+    ``time_limit`` bounds CP-SAT, or for replay acts as the scheduler's filter
+    timeout (without one the replay stops after 10 s and says so). first-fit
+    also finds out what it can of Kubernetes' own answer (``Outcome.kubernetes``):
+    ``compare="auto"`` replays Kubernetes' search only where a documented
+    defect can fire and no proof settles it, under ``compare_time_limit``
+    seconds (default 2); ``"always"`` replays in every case; ``"never"`` skips it."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if compare not in COMPARE:
+        raise InputError(f"unknown compare {compare!r}; choose one of {', '.join(COMPARE)}")
     objs = _objects(objects, admission)
-    feats = _features(features)
+    feats = Features.of(features)
     var = Variant(variant) if variant is not None else feats.variant()
     target = _node(objs, node, admission)
     todo = _claims(objs, claims, admission)
@@ -129,7 +129,8 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     else:
         from dralloc.solver.cpsat import solve  # OR-Tools only when asked for
 
-        out = solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=share_ids)
+        out = solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=share_ids,
+                    compare=compare, compare_time_limit=compare_time_limit)
     if verify:
         check_answer(objs, problem, out)
     return out
@@ -158,31 +159,3 @@ def check_answer(objs: ObjectSet, problem: Problem, out: Outcome) -> None:
 
     named = sorted({EVENT_DEFECT[n] for n in out.notes if n in EVENT_DEFECT})
     out.defects = [describe(d) for d in named] or ["unexplained: the Kubernetes search broke a rule"]
-
-
-def run_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | None = None,
-               time_limit: float | None = None) -> Outcome:
-    """The Kubernetes search; ``time_limit`` acts like the scheduler's filter
-    timeout (error ``filter operation aborted: context deadline exceeded``)."""
-    search = ReplaySearch(problem, share_ids=share_ids, time_limit=time_limit)
-    try:
-        found = search.run()
-        out.steps = search.steps
-        if found:
-            out.allocations = [
-                build_allocation(plan, search.results[plan.index], search.selected, problem.node,
-                                 problem.features, problem.variant)
-                for plan in problem.plans
-            ]
-            out.status = Status.ALLOCATED
-        elif problem.has_invalid_pool():
-            out.error = "invalid resource pools were encountered"
-        else:
-            out.status = Status.UNSATISFIABLE
-            out.reasons = candidate_report(problem)
-    except AllocationError as e:
-        out.steps = search.steps
-        out.error = str(e)
-        out.status = Status.ERROR
-    out.notes = sorted(search.defect_flags())
-    return out

@@ -17,19 +17,18 @@ from collections.abc import Callable
 
 from ortools.sat.python import cp_model
 
-from dralloc.defects import EVENT_DEFECT, describe
 from dralloc.encoders.choice import NeedsReplay
 from dralloc.encoders.model import Encoding, encode
 from dralloc.errors import AllocationError
 from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
-from dralloc.quantity import Quantity
+from dralloc.inventory.triggers import find_triggers
+from dralloc.solver.compare import compare_with_kubernetes
 from dralloc.solver.limits import limit_or_default, stopped
-from dralloc.solver.outcome import REPLAY_NOTE, Outcome, Status
-from dralloc.solver.replay import Chosen, ReplaySearch, StepLimitReached
+from dralloc.solver.outcome import REPLAY_NOTE, KubernetesAnswer, Outcome, Status
+from dralloc.solver.replay import Chosen
+from dralloc.solver.replay_run import run_replay
 from dralloc.solver.results import build_allocation
-
-REPLAY_COMPARE_STEPS = 200_000
 
 
 def _params(first_fit: bool, time_limit: float) -> cp_model.CpSolver:
@@ -90,17 +89,16 @@ def first_fit_solve(enc: Encoding, time_limit: float) -> tuple[cp_model.CpSolver
 
 
 def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = None,
-          time_limit: float | None = None, share_ids: Callable[[], str] | None = None) -> Outcome:
+          time_limit: float | None = None, share_ids: Callable[[], str] | None = None,
+          compare: str = "auto", compare_time_limit: float | None = None) -> Outcome:
+    """``compare`` (first-fit): what to find out about Kubernetes' own answer
+    (:func:`dralloc.solver.compare.compare_with_kubernetes`)."""
     ids = share_ids or (lambda: str(uuid.uuid4()))
     t0 = time.perf_counter()
     try:
         enc = encode(problem, optional_claims=(mode == "optimal" and _wants_optional(objective)))
     except NeedsReplay as e:
-        from dralloc.solver.api import run_replay
-
-        res = run_replay(problem, out, share_ids, time_limit)
-        res.notes.append(f"{REPLAY_NOTE}: {e}")
-        return res
+        return _by_replay(problem, out, share_ids, str(e), time_limit)
     if mode == "optimal":
         from dralloc.solver.optimal import optimize
 
@@ -124,88 +122,27 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
             out.reasons = candidate_report(problem)
     elif status == cp_model.UNKNOWN:
         out.status, out.error = Status.ERROR, stopped(limit, "CP-SAT") + " without an answer"
-        return out  # nothing to compare with the Kubernetes search
     else:
         out.status, out.error = Status.ERROR, f"CP-SAT stopped without an answer ({solver.StatusName(status)})"
-    compare_with_replay(problem, out, time_limit)
+    compare_with_kubernetes(problem, out, compare, compare_time_limit, infeasible=status == cp_model.INFEASIBLE,
+                            undecided=status not in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE))
     return out
+
+
+def _by_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | None, why: str,
+               time_limit: float | None) -> Outcome:
+    """The encoding cannot answer (``why``): a selector fails on some device
+    (which error Kubernetes reports, or whether it reaches that device at all,
+    depends on its search order), or values beyond CP-SAT's integers."""
+    res = run_replay(problem, out, share_ids, time_limit)
+    halted = any(n.startswith("replay stopped") for n in res.notes)
+    res.notes.append(f"{REPLAY_NOTE}: {why}")
+    res.kubernetes = KubernetesAnswer("stopped" if halted else "replay", not halted, None if halted else True,
+                                      statement=(res.error or "") if halted else f"first-fit's answer is the "
+                                      f"replay's: {why}",
+                                      triggers=[str(t) for t in find_triggers(problem)], steps=res.steps)
+    return res
 
 
 def _wants_optional(objective: str | None) -> bool:
     return objective is None or "claims" in objective.split(",")
-
-
-def _caps(caps: dict[str, Quantity] | None) -> str:
-    return ",".join(f"{k}:{q.value}" for k, q in sorted((caps or {}).items()))
-
-
-def _summary(o: Outcome) -> list[tuple[str, ...]]:
-    """Per claim: each result's request, device and consumed capacity."""
-    return [tuple(f"{r.request}={r.driver}/{r.pool}/{r.device}[{_caps(r.consumed_capacity)}]"
-                  for r in (a.devices.results or []))
-            if a.devices else () for a in o.allocations or []]
-
-
-def compare_with_replay(problem: Problem, out: Outcome, time_limit: float | None = None) -> None:
-    """Run the Kubernetes search too (within its step budget and
-    ``time_limit``); where it answers differently, name the defect that made
-    it do so (or say the difference is unexplained)."""
-    limit = limit_or_default(time_limit)
-    search = ReplaySearch(problem, step_limit=REPLAY_COMPARE_STEPS, time_limit=limit)
-    try:
-        found = search.run()
-    except StepLimitReached:
-        out.notes.append(f"replay not compared: over {REPLAY_COMPARE_STEPS} search steps")
-        return
-    except AllocationError as e:
-        if search.deadline is not None and time.monotonic() > search.deadline:
-            out.notes.append("replay not compared: " + stopped(limit, "the Kubernetes search"))
-            return
-        # A fatal error met on the way (a selector failing on a device the
-        # search reaches, an All request breaking a constraint): that error is
-        # Kubernetes' answer, and it depends on the order of the search.
-        if out.status is not Status.ERROR:
-            out.notes.append(f"CP-SAT alone: {out.status.value}; the Kubernetes search fails first")
-            out.status, out.error, out.allocations = Status.ERROR, str(e), None
-        return
-    out.steps = search.steps
-    if found:
-        try:  # Kubernetes builds its results (node selectors) only after the search
-            for plan in problem.plans:
-                build_allocation(plan, search.results[plan.index], search.selected, problem.node,
-                                 problem.features, problem.variant)
-        except AllocationError as e:
-            if out.status is not Status.ERROR:
-                out.notes.append(f"CP-SAT alone: {out.status.value}; Kubernetes fails building its result")
-                out.status, out.error, out.allocations = Status.ERROR, str(e), None
-            return
-    replay_alloc = found and out.status is Status.ALLOCATED and _same(search, out)
-    if replay_alloc or (not found and out.status is not Status.ALLOCATED):
-        return
-    defects = sorted({EVENT_DEFECT[e] for e in search.defect_flags() if e in EVENT_DEFECT}
-                     | static_defects(problem))
-    k8s = "no allocation" if not found else "; ".join(
-        ", ".join(f"{ch.req.name}={ch.pd.label}" for ch in res) for res in search.results)
-    out.notes.append(f"Kubernetes' answer differs: {k8s}")
-    out.defects = [describe(d) for d in defects] or ["unexplained difference from the Kubernetes search"]
-
-
-def _same(search: ReplaySearch, out: Outcome) -> bool:
-    mine = _summary(out)
-    theirs = [tuple(f"{ch.req.name}={ch.pd.label}[{_caps(ch.consumed)}]" for ch in res) for res in search.results]
-    return mine == theirs
-
-
-def static_defects(problem: Problem) -> set[str]:
-    out = set()
-    names: dict[str, set[str]] = {}
-    for pool in problem.pools:
-        if pool.counter_sets:
-            names.setdefault(pool.name, set()).add(pool.driver)
-    if any(len(d) > 1 for d in names.values()):
-        out.add("counters-keyed-by-pool-name")
-    for pool in problem.pools:
-        avail = problem.state.available_counters(pool) if pool.counter_sets else {}
-        if any(v < 0 for cs in avail.values() for v in cs.values()):
-            out.add("overdrawn-counter-blocks-pool")
-    return out

@@ -1,56 +1,143 @@
-"""Tentative bookkeeping during one allocation call: devices taken, shared
-capacity, counters consumed (keyed by pool name, as Kubernetes keys them)."""
+"""Tentative counter bookkeeping during one allocation call (CN-1..CN-5),
+keyed by pool name as Kubernetes keys it, in exact integers.
+
+Each pool name gets one row of counters ``(counter set, counter)``; every
+quantity that can meet a counter of that name (the counter-set values, what
+committed devices consume, what each device consumes) is scaled by the least
+common multiple of their denominators, so the search adds and compares plain
+integers. Each device's consumption is compiled once into ``(slot, amount)``
+pairs.
+
+Only the counters a device touches are compared after adding it. That is
+Kubernetes' check of *every* counter of the pool, because the untouched ones
+already hold: every addition is checked and undone on failure, and releases
+only lower the sums. Two cases break that argument, and for them every counter
+is compared as Kubernetes does: an available value below zero (T-14: it blocks
+every counter-consuming device of the pool) and a negative consumption."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from fractions import Fraction
+from math import lcm
 
 from dralloc.inventory.pools import CounterMap, DeviceID, Pool, PoolDevice
 from dralloc.inventory.state import AllocatedState
 
+Use = tuple[tuple[int, int], ...]  # (slot, scaled amount) per counter a device consumes
+
+
+@dataclass
+class _Row:
+    """The counters of one pool name."""
+
+    slots: dict[tuple[str, str], int]        # (counter set, counter) -> slot
+    scale: list[int]                         # slot -> denominator multiplier
+    available: list[int | None] = field(default_factory=list)  # None: not a counter of the cached pool
+    consumed: list[int] = field(default_factory=list)
+    check_all: bool = False                  # compare every counter (T-14, negative consumption)
+
 
 class CounterLedger:
     """CN-1..CN-5: available counters are computed once per pool *name* from
-    the first pool of that name seen, minus what committed devices consume;
-    tentative consumption is added and checked against every counter."""
+    the first pool of that name whose device is checked, minus what committed
+    devices consume; tentative consumption is added and checked."""
 
-    def __init__(self, state: AllocatedState) -> None:
+    def __init__(self, state: AllocatedState, pools: list[Pool]) -> None:
         self.state = state
-        self.available: dict[str, CounterMap] = {}
-        self.consumed: dict[str, CounterMap] = {}
+        self.pools = pools
+        self.rows: dict[str, _Row] = {}
+        self.uses: dict[int, Use] = {}     # id(PoolDevice) -> compiled consumption
+        self._hold: list[PoolDevice] = []  # keeps the ids above alive and unique
 
-    def available_for(self, pool: Pool) -> CounterMap:
-        """The cached available counters for the pool's *name* (the first pool
-        of that name seen fills the cache, as in Kubernetes)."""
-        got = self.available.get(pool.name)
-        if got is not None:
-            return got
-        avail = self.state.available_counters(pool)
-        self.available[pool.name] = avail
-        return avail
+    # ------------------------------------------------------------ set-up
+    def _row(self, pool: Pool) -> _Row:
+        row = self.rows.get(pool.name)
+        if row is None:
+            row = self.rows[pool.name] = self._build(pool)
+        return row
 
-    def try_add(self, pd: PoolDevice) -> bool:
-        avail = self.available_for(pd.pool)
-        consumed = self.consumed.setdefault(pd.pool.name, {})
-        use = pd.consumption()
-        _apply(consumed, use, 1)
+    def _build(self, first: Pool) -> _Row:
+        """The row for ``first.name``: slots and scales over every pool of that
+        name, available values from ``first`` (the pool Kubernetes caches)."""
+        same = [p for p in self.pools if p.name == first.name]
+        if first not in same:
+            same.append(first)
+        values: dict[tuple[str, str], list[Fraction]] = {}
+        avail = self.state.available_counters(first)
         for cs, counters in avail.items():
-            used = consumed.get(cs, {})
-            for name, value in counters.items():
-                if value < used.get(name, Fraction(0)):
-                    _apply(consumed, use, -1)
-                    return False
+            for name, v in counters.items():
+                values.setdefault((cs, name), []).append(v)
+        negative = False
+        for pool in same:
+            for pd in pool.devices:
+                for cs, counters in pd.consumption().items():
+                    for name, v in counters.items():
+                        values.setdefault((cs, name), []).append(v)
+                        negative = negative or v < 0
+        slots = {key: i for i, key in enumerate(values)}
+        scale = [lcm(*(v.denominator for v in vs)) for vs in values.values()]
+        row = _Row(slots, scale, [None] * len(slots), [0] * len(slots), check_all=negative)
+        for cs, counters in avail.items():
+            for name, v in counters.items():
+                i = slots[(cs, name)]
+                row.available[i] = int(v * scale[i])
+                row.check_all = row.check_all or v < 0
+        return row
+
+    def use(self, pd: PoolDevice) -> Use:
+        got = self.uses.get(id(pd))
+        if got is None:
+            row = self._row(pd.pool)
+            out = []
+            for cs, counters in pd.consumption().items():
+                for name, v in counters.items():
+                    i = row.slots[(cs, name)]
+                    out.append((i, int(v * row.scale[i])))
+            got = self.uses[id(pd)] = tuple(out)
+            self._hold.append(pd)
+        return got
+
+    # ------------------------------------------------------------ search
+    def try_add(self, pd: PoolDevice) -> bool:
+        """CN-3: add the device's consumption; refuse (and take it back) when
+        some counter of the pool is over its available value."""
+        row = self._row(pd.pool)
+        use = self.use(pd)
+        consumed, available = row.consumed, row.available
+        for i, a in use:
+            consumed[i] += a
+        if row.check_all:
+            bad = any(v is not None and v < consumed[i] for i, v in enumerate(available))
+        else:
+            bad = False
+            for i, _ in use:
+                v = available[i]
+                if v is not None and v < consumed[i]:
+                    bad = True
+                    break
+        if bad:
+            for i, a in use:
+                consumed[i] -= a
+            return False
         return True
 
     def release(self, pd: PoolDevice) -> None:
-        _apply(self.consumed.setdefault(pd.pool.name, {}), pd.consumption(), -1)
+        """CN-4."""
+        consumed = self._row(pd.pool).consumed
+        for i, a in self.use(pd):
+            consumed[i] -= a
 
-
-def _apply(dst: CounterMap, use: CounterMap, sign: int) -> None:
-    for cs, counters in use.items():
-        d = dst.setdefault(cs, {})
-        for name, v in counters.items():
-            d[name] = d.get(name, Fraction(0)) + sign * v
+    def consumed_counters(self, name: str) -> CounterMap:
+        """What the search holds now for pool name ``name`` (exact values)."""
+        row = self.rows.get(name)
+        out: CounterMap = {}
+        if row is None:
+            return out
+        for (cs, counter), i in row.slots.items():
+            if row.consumed[i]:
+                out.setdefault(cs, {})[counter] = Fraction(row.consumed[i], row.scale[i])
+        return out
 
 
 def in_use(dev: DeviceID, state: AllocatedState, allocating: dict[DeviceID, set[int]]) -> bool:

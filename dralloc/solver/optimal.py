@@ -137,8 +137,8 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         status = solver.Solve(enc.model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
-        val = int(solver.ObjectiveValue())
-        bound = int(solver.BestObjectiveBound())
+        val = round(solver.ObjectiveValue())
+        bound = round(solver.BestObjectiveBound())
         report.append({"objective": name, "value": val, "bound": bound, "gap": abs(bound - val),
                        "status": solver.StatusName(status)})
         if status != cp_model.OPTIMAL:

@@ -18,6 +18,33 @@ class Status(str, Enum):
     PARTIAL = "partial"              # optimal mode with optional claims: some allocated
 
 
+COMPARE = ("auto", "always", "never")  # how first-fit finds out Kubernetes' own answer
+
+
+@dataclass
+class KubernetesAnswer:
+    """What first-fit knows of Kubernetes' own answer to the same question.
+
+    ``how`` says how it is known: ``no trigger`` (no documented defect can fire
+    here, so first-fit's answer is Kubernetes'), ``replay`` (the replay of
+    Kubernetes' search finished), ``proof`` (the solver proved it, see
+    docs/engine.md), ``stopped`` (the replay stopped at its time limit: not
+    known), ``not compared`` (``compare="never"``)."""
+
+    how: str
+    known: bool
+    same: bool | None = None            # equal to first-fit's answer (None: not known)
+    outcome: Outcome | None = None      # Kubernetes' answer when known and different
+    statement: str = ""                 # what is known, in words
+    triggers: list[str] = field(default_factory=list)  # defect triggers that hold (static)
+    seen: list[str] = field(default_factory=list)      # defects the replay saw fire, with the step
+    steps: int = 0                      # replay steps run (0: no replay)
+    seconds: float = 0.0                # time spent comparing (replay and proofs)
+
+    def __str__(self) -> str:
+        return f"Kubernetes' answer ({self.how}): {self.statement}"
+
+
 @dataclass
 class Outcome:
     status: Status
@@ -33,6 +60,7 @@ class Outcome:
     solver: dict[str, object] = field(default_factory=dict)  # CP-SAT status, objective, bound, time
     verified: bool | None = None       # checked by the independent verifier (None: not checked)
     findings: list[str] = field(default_factory=list)  # the verifier's error findings
+    kubernetes: KubernetesAnswer | None = None  # first-fit: what is known of Kubernetes' answer
 
     @property
     def by_replay(self) -> bool:
@@ -62,4 +90,6 @@ class Outcome:
             lines.append(f"  verifier: {f}")
         if self.steps:
             lines.append(f"  search steps: {self.steps}")
+        if self.kubernetes is not None:
+            lines.append(f"  {self.kubernetes}")
         return "\n".join(lines)

@@ -1,84 +1,119 @@
 """The Kubernetes allocator's depth-first search, replayed step by step
 (spec §4 and §9). This is the reference every other mode is checked against:
-same orders, same quirks, same step count (``allocateOne`` invocations)."""
+same orders, same quirks, same step count (``allocateOne`` invocations).
+
+The search never runs unbounded: it stops at a step budget, at a deadline, or
+when a checkpoint callback says enough is known (:class:`SearchStopped`), and
+keeps what it saw on the way (defect events with the step they first fired
+at, counters leaked by late refusals)."""
 
 from __future__ import annotations
 
 import sys
 import time
 import uuid
+from bisect import bisect_left
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
+from itertools import islice
 
 from dralloc.errors import AllocationError
 from dralloc.features import Variant
-from dralloc.inventory.capacity import (
-    RequestCell,
-    UnknownCapacity,
-    consumed_from_request,
-    consumed_from_request_live,
-    request_cells,
-    request_over_capacity_live,
-    request_over_capacity_ok,
-)
-from dralloc.inventory.pools import DeviceID, PoolDevice
+from dralloc.inventory.pools import CounterMap, PoolDevice
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
 from dralloc.inventory.taints import untolerated_taint
-from dralloc.quantity import Quantity
 from dralloc.solver.constraints import (
     Constraint,
     DistinctAttribute,
     MatchAttribute,
     build_constraints,
 )
-from dralloc.solver.ledger import CounterLedger, in_use
+from dralloc.solver.ledger import CounterLedger
+from dralloc.solver.replay_devices import CapacityBook, Chosen
 
 OK, FAIL, MAX = "ok", "fail", "max"
-Undo = Callable[[], None]
+FIRST_CHECKPOINT = 64
+CHECKPOINT_EVERY = 1024
+
+__all__ = ["Chosen", "ReplaySearch", "SearchStopped", "StepLimitReached"]
 
 
-class StepLimitReached(Exception):
-    """The replay ran out of its step budget (used to hand over to CP-SAT)."""
+class SearchStopped(Exception):
+    """The replay stopped before Kubernetes' answer was known."""
+
+    def __init__(self, steps: int, reason: str) -> None:
+        super().__init__(f"replay stopped after {steps} search steps ({reason})")
+        self.steps = steps
+        self.reason = reason  # "steps", "time" or "checkpoint"
 
 
-@dataclass(eq=False)
-class Chosen:
-    """One device result of the search."""
+class StepLimitReached(SearchStopped):
+    """The replay ran out of its step budget."""
 
-    req: RequestSpec
-    pd: PoolDevice
-    share_id: str | None = None
-    consumed: dict[str, Quantity] | None = None
-    shared: dict[str, RequestCell] | None = None  # consumed entries that are the request itself (inf.Dec)
-    counted: bool = False  # its counters were added to the ledger
+    def __init__(self, steps: int) -> None:
+        super().__init__(steps, "steps")
+
+
+class _Candidates:
+    """The devices one request can select, in search order, found lazily: a
+    device is looked at (selectors, node) the first time the search gets that
+    far, as in Kubernetes. A selector error is kept and raised when the search
+    reaches that device while it is free, where Kubernetes raises it."""
+
+    __slots__ = ("pos", "errors", "scanned")
+
+    def __init__(self) -> None:
+        self.pos: list[int] = []          # indices into ReplaySearch.candidates, increasing
+        self.errors: set[int] = set()     # of those, devices whose selectors fail
+        self.scanned = 0                  # every index below this has been looked at
 
 
 class ReplaySearch:
+    """One allocation call's search, as Kubernetes runs it. ``run()`` returns
+    whether it found an allocation (``results``, ``selected``) or raises
+    :class:`AllocationError` (Kubernetes' fatal errors) or
+    :class:`SearchStopped` (``step_limit``, ``time_limit``, or ``checkpoint``
+    returning True at a checkpoint)."""
+
     def __init__(self, problem: Problem, step_limit: int | None = None,
-                 share_ids: Callable[[], str] | None = None, time_limit: float | None = None) -> None:
+                 share_ids: Callable[[], str] | None = None, time_limit: float | None = None,
+                 checkpoint: Callable[[ReplaySearch], bool] | None = None) -> None:
         self.p = problem
-        # Kubernetes' only effort limit is the scheduler's context: a deadline
-        # checked on every allocateOne entry (checked here every 1,024 steps).
-        self.deadline = None if time_limit is None else time.monotonic() + time_limit
+        self.started = time.monotonic()
+        self.deadline = None if time_limit is None else self.started + time_limit
+        self.step_limit = step_limit
+        self.checkpoint = checkpoint
+        self._next_check = FIRST_CHECKPOINT if step_limit is None else min(FIRST_CHECKPOINT, step_limit + 1)
         self.variant = problem.variant
         self.features = problem.features
         self.multi_ok = self.features.consumable_capacity and self.variant is not Variant.STABLE
-        self.step_limit = step_limit
         self.steps = 0
         self.results: list[list[Chosen]] = [[] for _ in problem.plans]
-        self.allocating: dict[DeviceID, set[int]] = {}
-        self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
-        self.cells: dict[tuple[int, int, int], dict[str, RequestCell] | None] = {}
-        self.counters = CounterLedger(problem.state)
-        self.committed = problem.state.devices  # DC-2's committed half, read on every candidate
+        self.capacity = CapacityBook(problem, share_ids or (lambda: str(uuid.uuid4())))
+        self.counters = CounterLedger(problem.state, problem.pools)
+        self.first_seen: dict[str, int] = {}      # event -> step it first fired at
         set_mode = self.variant is Variant.EXPERIMENTAL and self.features.list_type_attributes
-        self.constraints: list[list[Constraint]] = [build_constraints(pl.constraints, set_mode) for pl in problem.plans]
+        self.constraints: list[list[Constraint]] = [build_constraints(pl.constraints, set_mode, self.event)
+                                                    for pl in problem.plans]
         self.selected: dict[tuple[int, int], int] = {}
+        self._claims = len(problem.plans)
+        self._slots = [pl.slots for pl in problem.plans]
         self.candidates = [pd for pool in problem.pools if pool.usable for pd in pool.devices]
-        self.events: set[str] = set()
-        self._new_share_id = share_ids or (lambda: str(uuid.uuid4()))
+        self.counted_devices = any(pd.device.consumes_counters for pd in self.candidates)
+        self.index = {id(pd): i for i, pd in enumerate(self.candidates)}
+        # DC-2 per candidate: committed, and the claims of this call holding it (allocatingDevices)
+        self.committed = [pd.id in problem.state.devices for pd in self.candidates]
+        self.holders: list[set[int]] = [set() for _ in self.candidates]
+        self._lists: dict[tuple[int, int, int], _Candidates] = {}
+        self.leaked: dict[tuple[str, str], CounterMap] = {}  # pool -> counters leaked by late refusals
+
+    @property
+    def events(self) -> set[str]:
+        return set(self.first_seen)
+
+    def event(self, name: str) -> None:
+        self.first_seen.setdefault(name, self.steps)
 
     # ------------------------------------------------------------ search
     def run(self) -> bool:
@@ -88,44 +123,58 @@ class ReplaySearch:
         if sys.getrecursionlimit() < depth:
             sys.setrecursionlimit(depth)
         out = self.allocate_one(0, 0, 0, 0, False, 0)
-        self._settle_shared()
+        self.capacity.settle(self.results)
         if out == MAX:
             raise AllocationError("allocation max size exceeded")
         return out == OK
 
-    def allocate_one(self, c: int, r: int, s: int, k: int, in_sub: bool, start: int) -> str:
-        self.steps += 1
+    def _checkpoint(self) -> None:
+        """Every so many steps: the step budget, the deadline, the callback."""
         if self.step_limit is not None and self.steps > self.step_limit:
             raise StepLimitReached(self.steps)
-        if self.deadline is not None and not self.steps & 1023 and time.monotonic() > self.deadline:
-            raise AllocationError("filter operation aborted: context deadline exceeded")
-        plans = self.p.plans
-        if c == len(plans):
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SearchStopped(self.steps, "time")
+        if self.checkpoint is not None and self.checkpoint(self):
+            raise SearchStopped(self.steps, "checkpoint")
+        nxt = self.steps + min(CHECKPOINT_EVERY, self.steps)
+        self._next_check = nxt if self.step_limit is None else min(nxt, self.step_limit + 1)
+
+    def allocate_one(self, c: int, r: int, s: int, k: int, in_sub: bool, start: int) -> str:
+        self.steps += 1
+        if self.steps >= self._next_check:
+            self._checkpoint()
+        if c == self._claims:
             return OK
-        if r == len(plans[c].slots):
+        slots = self._slots[c]
+        if r == len(slots):
             out = self.allocate_one(c + 1, 0, 0, 0, False, 0)
             return FAIL if out == MAX else out
-        slot = plans[c].slots[r]
-        if slot.subs and not in_sub:
-            return self._alternatives(c, r, len(slot.subs))
-        req = slot.subs[s] if slot.subs else slot.plain
+        slot = slots[r]
+        subs = slot.subs
+        if subs and not in_sub:
+            return self._alternatives(c, r, len(subs))
+        req = subs[s] if subs else slot.plain
         assert req is not None
-        if req.is_all and not req.all_devices:
+        listed = req.all_devices  # set exactly for All requests
+        if listed is not None and not listed:
             return FAIL
         if k >= req.num_devices:
             return self.allocate_one(c, r + 1, 0, 0, False, 0)
         if len(self.results[c]) + req.num_devices - k > MAX_RESULTS:
             return MAX
-        if req.is_all:
-            assert req.all_devices is not None
-            undo = self.allocate_device(c, req, req.all_devices[k], must=True)
-            if undo is None:
-                return FAIL
-            out = self.allocate_one(c, r, s, k + 1, in_sub, 0)
-            if out != OK:
-                undo()
-            return out
-        return self._exact(c, r, s, k, in_sub, req, start)
+        if listed is None:
+            return self._exact(c, r, s, k, in_sub, req, start)
+        pd = listed[k]
+        idx = self.index[id(pd)]
+        if not self._free(c, req, pd, idx):
+            return FAIL
+        chosen = self.allocate_device(c, req, pd, idx, must=True)
+        if chosen is None:
+            return FAIL
+        out = self.allocate_one(c, r, s, k + 1, in_sub, 0)
+        if out != OK:
+            self.undo(c, chosen)
+        return out
 
     def _alternatives(self, c: int, r: int, n: int) -> str:
         all_max = True
@@ -140,97 +189,108 @@ class ReplaySearch:
         return MAX if all_max else FAIL
 
     def _exact(self, c: int, r: int, s: int, k: int, in_sub: bool, req: RequestSpec, start: int) -> str:
-        first = 0 if self.variant is Variant.STABLE else start
-        cands, committed, allocating = self.candidates, self.committed, self.allocating
-        admin = req.admin
-        for idx in range(first, len(cands)):
-            pd = cands[idx]
-            pid = pd.id
-            # DC-1/DC-2 inline (the hot path of a deep search), then the rest.
-            if admin:
-                if c in allocating.get(pid, ()):
+        lst = self._lists.get(req.key)
+        if lst is None:
+            lst = self._lists[req.key] = _Candidates()
+        pos, errors = lst.pos, lst.errors
+        i = bisect_left(pos, 0 if self.variant is Variant.STABLE else start)
+        cands, committed, holders = self.candidates, self.committed, self.holders
+        admin, multi_ok = req.admin, self.multi_ok
+        while True:
+            n = len(pos)
+            for idx in islice(pos, i, n):
+                # DC-1/DC-2 (the hot path of a deep search), then DC-3..DC-7.
+                if admin:
+                    if c in holders[idx]:
+                        continue
+                elif committed[idx] or holders[idx]:
                     continue
-            elif pid in committed or allocating.get(pid):
-                continue
-            if not self._selectable_ok(req, pd):
-                continue
-            undo = self.allocate_device(c, req, pd, must=False)
-            if undo is None:
-                continue
-            out = self.allocate_one(c, r, s, k + 1, in_sub, idx + 1)
-            if out == OK:
-                return OK
-            undo()
-            if out == MAX:
-                return MAX
-        return FAIL
+                pd = cands[idx]
+                if errors and idx in errors:
+                    self.p.selectable(pd, req)  # raises the selector's error, as Kubernetes does here
+                if multi_ok and not self.capacity.fits(req, pd):
+                    continue
+                chosen = self.allocate_device(c, req, pd, idx, must=False)
+                if chosen is None:
+                    continue
+                out = self.allocate_one(c, r, s, k + 1, in_sub, idx + 1)
+                if out == OK:
+                    return OK
+                self.undo(c, chosen)
+                if out == MAX:
+                    return MAX
+            # deeper devices of this request may have grown the list meanwhile
+            if n == len(pos) and (lst.scanned == len(cands) or not self._extend(lst, req)):
+                return FAIL
+            i = n
+
+    def _extend(self, lst: _Candidates, req: RequestSpec) -> bool:
+        """Look at the next devices until one is selectable for ``req``."""
+        cands = self.candidates
+        while lst.scanned < len(cands):
+            idx = lst.scanned
+            lst.scanned += 1
+            try:
+                if not self.p.selectable(cands[idx], req):
+                    continue
+            except AllocationError:
+                lst.errors.add(idx)
+            lst.pos.append(idx)
+            return True
+        return False
 
     # ------------------------------------------------------------ devices
-    def _cells(self, req: RequestSpec) -> dict[str, RequestCell] | None:
-        """The claim request's capacity requests as Go holds them (None when
-        none is an inf.Dec, so nothing can alias)."""
-        if req.key not in self.cells:
-            self.cells[req.key] = request_cells(req.capacity)
-        return self.cells[req.key]
-
-    def _capacity_ok(self, req: RequestSpec, pd: PoolDevice) -> bool:
-        cells = self._cells(req) if req.capacity else None
-        try:
-            if cells is not None:
-                return request_over_capacity_live(cells, pd.device.capacity,
-                                                  self.p.state.aggregated.get(pd.id),
-                                                  self.allocating_capacity.get(pd.id))
-            return request_over_capacity_ok(req.capacity, pd.device.capacity,
-                                            self.p.state.aggregated.get(pd.id),
-                                            self.allocating_capacity.get(pd.id))
-        except UnknownCapacity:
-            return False
-
-    def _settle_shared(self) -> None:
-        """Results that share a request record its final value (Go deep-copies
-        consumedCapacity only when it builds the AllocationResult)."""
-        for res in self.results:
-            for ch in res:
-                if ch.shared and ch.consumed is not None:
-                    ch.consumed = {**ch.consumed, **{k: cell.quantity() for k, cell in ch.shared.items()}}
-
     def device_ok(self, c: int, req: RequestSpec, pd: PoolDevice) -> bool:
         """DC-1..DC-7, in Kubernetes' order (in-use before CEL)."""
-        pid = pd.id
-        if req.admin:
-            if c in self.allocating.get(pid, ()):
-                return False
-        elif pid in self.committed or self.allocating.get(pid):
+        if not self._free(c, req, pd, self.index[id(pd)], admin_multi=False):
             return False
-        return self._selectable_ok(req, pd)
-
-    def _selectable_ok(self, req: RequestSpec, pd: PoolDevice) -> bool:
-        """DC-3..DC-7: selectors and node (cached), then shared capacity."""
         if not self.p.selectable(pd, req):
             return False
-        if self.multi_ok and not self._capacity_ok(req, pd):
-            return False
-        return True
+        return not self.multi_ok or self.capacity.fits(req, pd)
 
-    def allocate_device(self, c: int, req: RequestSpec, pd: PoolDevice, must: bool) -> Undo | None:
-        """DC-8..DC-18; returns the undo closure, or None when refused."""
+    def _free(self, c: int, req: RequestSpec, pd: PoolDevice, idx: int, admin_multi: bool = True) -> bool:
+        """DC-1/DC-2 and DC-9: not taken by this claim (admin access; DC-9
+        lets a shared device through), else not in use at all."""
+        if req.admin:
+            if admin_multi and self.multi_ok and pd.device.allow_multiple_allocations:
+                return True
+            return c not in self.holders[idx]
+        return not self.committed[idx] and not self.holders[idx]
+
+    def allocate_device(self, c: int, req: RequestSpec, pd: PoolDevice, idx: int, must: bool) -> Chosen | None:
+        """DC-10..DC-18 (the caller has made the DC-9 check); the device's
+        result, or None when refused."""
         dev = pd.device
         multi = self.multi_ok and bool(dev.allow_multiple_allocations)
-        if not multi and req.admin and c in self.allocating.get(pd.id, ()):
-            return None
-        if not req.admin and in_use(pd.id, self.p.state, self.allocating):
-            return None
-        if not self.features.partitionable_devices and dev.consumes_counters:
-            return None
-        skip_counters = multi and (pd.id in self.p.state.aggregated or pd.id in self.allocating_capacity)
         counted = False
-        if not skip_counters and dev.consumes_counters:
-            if not self.counters.try_add(pd):
+        if self.counted_devices and dev.consumes_counters:
+            if not self.features.partitionable_devices:
                 return None
-            counted = True
-        if self.features.device_taints and untolerated_taint(dev.taints, req.tolerations) is not None:
-            self._leak(counted, "taint")
+            counted = not (multi and self.capacity.skips_counters(pd.id))
+            if counted and not self.counters.try_add(pd):
+                return None
+        if dev.taints and self.features.device_taints and untolerated_taint(dev.taints, req.tolerations) is not None:
+            self._leak(counted, "taint", pd)
             return None
+        if self.constraints[c] and not self._constraints_add(c, req, pd, must, counted):
+            return None
+        if not multi:
+            self.holders[idx].add(c)
+        chosen = Chosen(req, pd, idx, None, None, None, counted, multi, len(self.results[c]))
+        if self.multi_ok:
+            if not self.capacity.fits(req, pd):
+                self._leak(counted, "capacity", pd)
+                self.event("all-mode-capacity-leak")
+                for con in self.constraints[c]:  # Kubernetes keeps their updates; the rule holds nothing
+                    if con.applies(req.base, req.sub):
+                        con.drop_holding(pd)
+                return None
+            if multi:
+                self.capacity.take(chosen)
+        self.results[c].append(chosen)
+        return chosen
+
+    def _constraints_add(self, c: int, req: RequestSpec, pd: PoolDevice, must: bool, counted: bool) -> bool:
         cons = self.constraints[c]
         for i, con in enumerate(cons):
             if con.add(req.base, req.sub, pd):
@@ -240,67 +300,43 @@ class ReplaySearch:
                                       f"{pd.label} because a claim constraint would not be satisfied")
             for prev in cons[:i]:
                 prev.remove(req.base, req.sub, pd)
-            self._leak(counted, "constraint")
-            return None
-        self.allocating.setdefault(pd.id, set())
-        if not multi:
-            self.allocating[pd.id].add(c)
-        chosen = Chosen(req, pd, counted=counted)
-        if self.multi_ok:
-            if not self._capacity_ok(req, pd):
-                self._leak(counted, "capacity")
-                self.events.add("all-mode-capacity-leak")
-                return None
-            if multi:
-                cells = self._cells(req) if req.capacity else None
-                if cells is not None:
-                    chosen.consumed, chosen.shared = consumed_from_request_live(cells, dev.capacity)
-                else:
-                    chosen.consumed = consumed_from_request(req.capacity, dev.capacity)
-                chosen.share_id = self._new_share_id()
-                tent = self.allocating_capacity.setdefault(pd.id, {})
-                for k, q in chosen.consumed.items():
-                    tent[k] = tent.get(k, Fraction(0)) + q.value
-        self.results[c].append(chosen)
-        n_before = len(self.results[c]) - 1
-        return lambda: self._undo(c, chosen, multi, n_before)
+            self._leak(counted, "constraint", pd)
+            return False
+        return True
 
-    def _leak(self, counted: bool, why: str) -> None:
-        if counted:
-            self.events.add(f"counter-leak-after-{why}")
+    def _leak(self, counted: bool, why: str, pd: PoolDevice) -> None:
+        """A refusal after the counter check: the counters stay consumed (T-11)."""
+        if not counted:
+            return
+        self.event(f"counter-leak-after-{why}")
+        dst = self.leaked.setdefault(pd.pool.id, {})
+        for cs, counters in pd.consumption().items():
+            d = dst.setdefault(cs, {})
+            for name, v in counters.items():
+                d[name] = d.get(name, Fraction(0)) + v
 
-    def _undo(self, c: int, chosen: Chosen, multi: bool, n_before: int) -> None:
+    def undo(self, c: int, chosen: Chosen) -> None:
+        """DC-19."""
         pd, req = chosen.pd, chosen.req
         for con in self.constraints[c]:
             con.remove(req.base, req.sub, pd)
-        held = self.allocating.get(pd.id)
-        if held is not None:
-            held.discard(c)
-        if multi:
-            if chosen.consumed:
-                tent = self.allocating_capacity.get(pd.id, {})
-                shared = chosen.shared or {}
-                for k, q in chosen.consumed.items():
-                    # Go subtracts what the result holds now: a shared request may have grown
-                    now = shared[k].value if k in shared else q.value
-                    tent[k] = tent.get(k, Fraction(0)) - now
-                if all(v == 0 for v in tent.values()):
-                    self.allocating_capacity.pop(pd.id, None)
-            if chosen.counted:  # the first share's counters are not returned (T-12)
-                self.events.add("shared-device-counter-leak")
-        elif self.features.partitionable_devices and pd.device.consumes_counters:
+        self.holders[chosen.idx].discard(c)
+        if chosen.multi:
+            for event in self.capacity.give_back(chosen):
+                self.event(event)
+        elif chosen.counted:
             self.counters.release(pd)
-        del self.results[c][n_before:]
+        del self.results[c][chosen.n_before:]
 
     def defect_flags(self) -> set[str]:
         """Quirk events seen during the search (a defect may have fired)."""
-        out = set(self.events)
+        out = set(self.first_seen)
         for cons in self.constraints:
             for con in cons:
                 if isinstance(con, DistinctAttribute) and con.forgot:
                     out.add("distinct-attribute-forgets")
                 if isinstance(con, MatchAttribute) and con.narrowed_stale:
                     out.add("match-attribute-stale-intersection")
-        if any(cell.grew for cells in self.cells.values() if cells for cell in cells.values()):
+        if self.capacity.grew():
             out.add("quantity-dec-aliasing")
         return out

@@ -80,3 +80,13 @@ def test_request_impossible_on_its_own_is_said_so() -> None:
     msg = got["default/three-pod"]["message"]
     assert "request default/three/req-0 must be served, which no choice of devices allows" in msg
     assert "wants 3 device(s)" in msg
+
+
+def test_a_replay_stopped_at_its_time_limit_is_said_so(monkeypatch: Any) -> None:
+    from dralloc.solver import replay_run
+
+    monkeypatch.setattr(replay_run, "DEFAULT_REPLAY_SECONDS", 1e-9)  # every search stops at its first checkpoint
+    items = [dclass(), node(), rslice("s", [device(f"gpu-{i}") for i in range(10)]),
+             claim("greedy", [exact(count=11)]), pod("greedy-pod", "greedy")]
+    _, notes = _pending(items)
+    assert any("stopped at the replay's time limit (nodes node-1)" in n for n in notes), notes

@@ -5,7 +5,7 @@ pod by pod."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
@@ -49,7 +49,7 @@ def monolithic(c: Cluster) -> int:
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 2
     assert solver.solve(m) == cp_model.OPTIMAL
-    return int(solver.objective_value)
+    return round(solver.objective_value)   # CP-SAT may report 13.999999999999998 for 14
 
 
 def test_eighty_gpus_equal_monolithic_optimum():
@@ -72,6 +72,8 @@ demands = st.lists(st.tuples(st.sampled_from(PROFILES), st.integers(1, 6), st.in
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(nodes=st.integers(1, 3), gpus=st.integers(1, 2), spec=demands,
        policy=st.sampled_from(["first", "most", "least"]))
+# CP-SAT reported this objective (14) as 13.999999999999998: objectives are rounded, never truncated
+@example(nodes=1, gpus=1, spec=[("2g.10gb", 2, 1), ("4g.20gb", 6, 0)], policy="first")
 def test_optimal_never_below_first_fit_and_matches_monolithic(nodes, gpus, spec, policy):
     _, c = cluster(nodes, gpus, spec, PROFILES)
     a = q.fit(c, policy=policy)

@@ -7,7 +7,8 @@ from dralloc.planner.view.demand import Demand
 
 
 def _layouts(profiles):
-    objs = objects(cluster(1, "a100-40gb", 1, profiles=profiles))
+    # the full GPU published next to its partitions (the driver does so from Hopper on)
+    objs = objects(cluster(1, "a100-40gb", 1, profiles=profiles, full_gpu=True))
     c = build_cluster(objs, Demand())
     assert len(c.types) == 1
     out = set()

@@ -12,7 +12,7 @@ from tests.planner.helpers import workloads
 def _objs():
     docs = gen.cluster(3, "a100-40gb", 1, nics=2, profiles=["1g.5gb", "3g.20gb"])
     docs += workloads([("3g.20gb", 5, 0)])
-    docs.append(gen.claim_template("nic", "nic.dra.net"))
+    docs.append(gen.claim_template("nic", "efa.networking.k8s.aws"))
     docs.append(gen.workload("net", ["nic"], 9, 0))
     return gen.objects(docs)
 
@@ -37,4 +37,4 @@ def test_identical_nodes_share_unit_types_but_keep_their_device_names():
     gpus = [next(c.units[u] for u in n.units if c.units[u].total) for n in c.nodes]   # units with counters
     assert len({u.type for u in gpus}) == 1
     names = [u.device_ids[0] for u in gpus]
-    assert names == [f"gpu.nvidia.com/node-000{i}/gpu-0" for i in range(3)]
+    assert names == [f"gpu.nvidia.com/node-000{i}/gpu-0-mig-1g5gb-19-0" for i in range(3)]

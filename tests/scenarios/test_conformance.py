@@ -15,6 +15,7 @@ import yaml
 from dralloc.check import check_scenario, run_scenario
 from dralloc.features import Variant
 from dralloc.io.scenario import Scenario, parse_scenario
+from tests.solver.test_triggers import assert_fired_defects_have_triggers
 
 HERE = Path(__file__).parent / "conformance"
 FILES = sorted(HERE.glob("*/*.yaml"))
@@ -48,6 +49,8 @@ def test_replay_matches_kubernetes(path: Path) -> None:
     if res.skipped:
         pytest.skip(res.skipped)
     assert res.passed, "\n".join(res.differences)
+    assert res.outcome is not None
+    assert_fired_defects_have_triggers(sc, res.outcome)
 
 
 def _step_cases() -> list[tuple[Path, str, int]]:

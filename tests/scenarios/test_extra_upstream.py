@@ -14,6 +14,7 @@ import yaml
 from dralloc.check import check_scenario, run_scenario
 from dralloc.features import Variant
 from dralloc.io.scenario import Scenario, parse_scenario
+from tests.solver.test_triggers import assert_fired_defects_have_triggers
 
 FILES = sorted((Path(__file__).parent / "extra").glob("*.yaml"))
 _STEPS = re.compile(r"allocateOne invocations \((\d+)(?:; (\d+) for the stable allocator)?\)")
@@ -33,8 +34,12 @@ def test_extra_cases_present() -> None:
 @pytest.mark.parametrize("mode", ["replay", "first-fit"])
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_extra_case_matches_kubernetes(path: Path, mode: str) -> None:
-    res = check_scenario(_load(path), mode)
+    sc = _load(path)
+    res = check_scenario(sc, mode)
     assert res.passed, "\n".join(res.differences)
+    if mode == "replay":
+        assert res.outcome is not None
+        assert_fired_defects_have_triggers(sc, res.outcome)
 
 
 def _step_cases() -> list[tuple[Path, str, int]]:

@@ -1,8 +1,8 @@
 """Mutated conformance scenarios (counts changed, claims reordered or dropped,
 allocated claims dropped, a feature gate flipped, another allocator variant):
 no crash, every first-fit answer verifies clean, and first-fit equals the
-replay of the Kubernetes search unless a named defect (or an over-budget
-replay) explains the difference."""
+replay of the Kubernetes search unless a named defect (or a comparison replay
+that ran out of time) explains the difference."""
 
 from __future__ import annotations
 
@@ -85,5 +85,5 @@ def test_mutated_scenarios(chunk: int) -> None:
         if _summary(ref) == _summary(got) or (ref.status.value == got.status.value == "error"):
             continue
         explained = got.defects and not any(d.startswith("unexplained") for d in got.defects)
-        over_budget = any("replay not compared" in n for n in got.notes)
-        assert explained or over_budget, (path.name, _summary(ref), _summary(got), got.notes)
+        stopped = got.kubernetes is not None and got.kubernetes.how == "stopped"
+        assert explained or stopped, (path.name, _summary(ref), _summary(got), got.notes)

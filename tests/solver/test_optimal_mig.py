@@ -72,10 +72,10 @@ def test_optimal_moves_the_3g_instance_so_both_2g_fit() -> None:
     # 3g.20gb on slices 4-7 and both 2g.10gb on 0-1 and 2-3.
     objs, node, claims = _cluster(1, ["3g.20gb", "2g.10gb", "2g.10gb"])
     ff = _first_fit(objs, node, claims)
-    assert _devices(ff) == {"c00": "gpu-0-mig-3g-20gb-0", "c01": "gpu-0-mig-2g-10gb-4"}
+    assert _devices(ff) == {"c00": "gpu-0-mig-3g20gb-9-0", "c01": "gpu-0-mig-2g10gb-14-4"}
     opt = _optimal(objs, node, claims)
-    assert _devices(opt) == {"c00": "gpu-0-mig-3g-20gb-4", "c01": "gpu-0-mig-2g-10gb-0",
-                             "c02": "gpu-0-mig-2g-10gb-2"}
+    assert _devices(opt) == {"c00": "gpu-0-mig-3g20gb-9-4", "c01": "gpu-0-mig-2g10gb-14-0",
+                             "c02": "gpu-0-mig-2g10gb-14-2"}
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])

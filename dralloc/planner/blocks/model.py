@@ -254,7 +254,7 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
     code = solver.solve(m)
     out = BlockSolution(solver.status_name(code), block_types=len(btypes), layouts=len(x))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        out.value, out.bound = int(solver.objective_value), int(solver.best_objective_bound)
+        out.value, out.bound = round(solver.objective_value), round(solver.best_objective_bound)
         devices = _supply(btypes, {key: solver.value(v) for key, v in x.items()})
         for (g, k), v in sorted(y.items()):
             for _ in range(solver.value(v)):

@@ -248,8 +248,8 @@ class JointModel:
         code = solver.solve(self.m)
         res = PartResult(solver.status_name(code))
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            res.bound = int(solver.best_objective_bound)
-            res.value = int(solver.objective_value)
+            res.bound = round(solver.best_objective_bound)
+            res.value = round(solver.objective_value)
             self._decode(solver, res)
         res.wall_time = time.perf_counter() - t0
         return res

@@ -1,195 +1,105 @@
-"""Realistic clusters and demands for the planner (``dralloc generate``).
+"""Generated clusters shaped like what real drivers publish (``dralloc
+generate``), as plain ``resource.k8s.io/v1`` data that :func:`dralloc.io.load`
+reads; :func:`objects` turns it into models.
 
-GPUs follow the DRA driver for NVIDIA GPUs with partitionable devices
-(KEP-4815): one counter set per physical GPU holding the engine counters,
-memory and one counter per memory slice; a full-GPU device consuming all of
-it; one MIG device per profile and valid placement consuming the profile's
-engines, memory and the memory slices it occupies. NICs are plain devices of
-a second driver. Everything is plain ``resource.k8s.io/v1`` data that
-:func:`dralloc.io.load` reads; :func:`objects` turns it into models."""
+A cluster is a list of node types with counts (:class:`NodeType`): GPU nodes
+under the NVIDIA driver's DynamicMIG (:mod:`.nvidia`), whole-GPU nodes, both
+optionally with RDMA NICs as dranet publishes them (:mod:`.dranet`), and TPU
+blocks (:mod:`.tpu`). Everything is deterministic for a seed (UUIDs, slice
+name suffixes, addresses: :mod:`.ids`).
+
+    from dralloc.planner.generate import clusters as gen
+    docs = gen.mixed_cluster([(gen.NodeType("gpu", nics=4), 600), (gen.NodeType("mig"), 400)], seed=1)
+    objs = gen.objects(docs)
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from fractions import Fraction
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from dralloc.errors import InputError
 from dralloc.io import ObjectSet, parse_object
-from dralloc.planner.generate.profiles import GpuModel, Profile, gpu_model
+from dralloc.planner.generate import dranet, nvidia, tpu
+from dralloc.planner.generate.demand import (  # noqa: F401  (the generator's public API)
+    REPLICAS,
+    claim_template,
+    gpu_template,
+    mig_demand,
+    mig_template,
+    split,
+    workload,
+)
+from dralloc.planner.generate.ids import Ids
+from dralloc.planner.generate.nodes import NodeFactory, NodeType
+from dralloc.planner.generate.profiles import gpu_model  # noqa: F401
 
-GPU_DRIVER = "gpu.nvidia.com"
-NIC_DRIVER = "dra.net"
-REPLICAS = "planner.dralloc.dev/replicas"
+GPU_DRIVER = nvidia.DRIVER
+NIC_DRIVER = dranet.DRIVER
 Obj = dict[str, Any]
 
 
-def _attrs(values: Mapping[str, object]) -> Obj:
-    out: Obj = {}
-    for k, v in values.items():
-        out[k] = {"bool": v} if isinstance(v, bool) else {"int": v} if isinstance(v, int) else {"string": str(v)}
+def device_classes(kinds: Iterable[str] = ("mig", "gpu")) -> list[Obj]:
+    """The classes the drivers' charts install: NVIDIA's for GPU nodes,
+    dranet's for NICs, the TPU class for TPU blocks."""
+    wanted = set(kinds)
+    out: list[Obj] = []
+    if wanted & {"mig", "gpu"}:
+        out += nvidia.device_classes() + dranet.device_classes()
+    if "tpu" in wanted:
+        out.append(tpu.tpu_class())
     return out
 
 
-def _counters(values: Mapping[str, int]) -> Obj:
-    return {k: {"value": str(v)} for k, v in values.items()}
+def _width(count: int) -> int:
+    return max(4, len(str(max(count - 1, 0))))
 
 
-def _mig_use(model: GpuModel, p: Profile, start: int) -> dict[str, int]:
-    caps = model.counters()
-    use = {c: v for c, v in p.engines.items() if c in caps and v is not None}
-    if "memory" in caps and p.memory_mib is not None:
-        use["memory"] = p.memory_mib * 2**20
-    for i in range(start, start + p.memory_slices):
-        use[f"memory-slice-{i}"] = 1
-    return use
-
-
-def gpu_devices(model: GpuModel, node: str, gpu: int, profiles: Iterable[str] | None = None,
-                full_gpu: bool = True) -> tuple[Obj, list[Obj]]:
-    """The counter set and devices of one physical GPU."""
-    cset = f"gpu-{gpu}-counter-set"
-    caps = model.counters()
-    uuid = f"GPU-{node}-{gpu}"
-    common = {"productName": model.product, "index": gpu, "parentUUID": uuid}
-    devices: list[Obj] = []
-    if full_gpu:
-        devices.append({"name": f"gpu-{gpu}", "attributes": _attrs({"type": "gpu", **common}),
-                        "consumesCounters": [{"counterSet": cset, "counters": _counters(caps)}]})
-    wanted = set(profiles) if profiles is not None else None
-    for p in model.profiles:
-        if wanted is not None and p.name not in wanted:
+def iter_cluster(types: Sequence[tuple[NodeType, int]], seed: int = 0,
+                 software: nvidia.HostSoftware | None = None) -> Iterator[list[Obj]]:
+    """The DeviceClasses, then one list of documents per node (per block of
+    four hosts for TPUs), type after type. Node counts of TPU types must be
+    multiples of four."""
+    ids = Ids(seed)
+    yield device_classes(t.kind for t, _ in types)
+    for t, count in types:
+        if count < 0:
+            raise InputError("generate: node counts must not be negative")
+        if t.kind == "tpu":
+            if count % 4:
+                raise InputError(f"generate: {count} TPU hosts: TPU blocks have four hosts; give a multiple of 4")
+            width = max(2, len(str(max(count // 4 - 1, 0))))
+            for b in range(count // 4):
+                yield tpu.tpu_block(f"{t.prefix}-{b:0{width}d}")
             continue
-        for start in p.starts:
-            use = _mig_use(model, p, start)
-            cap = {"memory": {"value": str(use["memory"])}} if "memory" in use else {}
-            devices.append({
-                "name": f"gpu-{gpu}-mig-{p.label}-{start}",
-                "attributes": _attrs({"type": "mig", "profile": p.name, "placement": start, **common}),
-                "capacity": cap,
-                "consumesCounters": [{"counterSet": cset, "counters": _counters(use)}],
-            })
-    return {"name": cset, "counters": _counters(caps)}, devices
+        factory = NodeFactory(t, ids, software or nvidia.HostSoftware())
+        width = _width(count)
+        for i in range(count):
+            yield factory.docs(f"{t.prefix}-{i:0{width}d}")
 
 
-MAX_DEVICES_PER_SLICE = 64
-
-
-def node_objects(name: str, gpu: str, gpus: int, nics: int = 0, profiles: Iterable[str] | None = None,
-                 full_gpu: bool = True, labels: Mapping[str, str] | None = None) -> list[Obj]:
-    """A Node and its ResourceSlices."""
-    model = gpu_model(gpu)
-    sets, devices = [], []
-    for g in range(gpus):
-        cs, devs = gpu_devices(model, name, g, profiles, full_gpu)
-        sets.append(cs)
-        devices.extend(devs)
-    out: list[Obj] = [{"apiVersion": "v1", "kind": "Node",
-                       "metadata": {"name": name, "labels": dict(labels or {"gpu.model": gpu})}}]
-    # Counter sets and devices live in separate slices of one pool (v1, Kubernetes >= 1.35);
-    # a slice whose devices consume counters holds at most 64 of them (the API server's limit).
-    chunks = [devices[i:i + MAX_DEVICES_PER_SLICE] for i in range(0, len(devices), MAX_DEVICES_PER_SLICE)]
-    pool = {"name": name, "generation": 1, "resourceSliceCount": 1 + len(chunks)}
-    out.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                "metadata": {"name": f"{name}-{GPU_DRIVER}-counters"},
-                "spec": {"driver": GPU_DRIVER, "nodeName": name, "pool": pool, "sharedCounters": sets}})
-    for k, chunk in enumerate(chunks):
-        suffix = f"-{k}" if len(chunks) > 1 else ""
-        out.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                    "metadata": {"name": f"{name}-{GPU_DRIVER}-devices{suffix}"},
-                    "spec": {"driver": GPU_DRIVER, "nodeName": name, "pool": pool, "devices": chunk}})
-    if nics:
-        nic_devs = [{"name": f"nic-{i}", "attributes": _attrs({"rdma": True, "index": i})} for i in range(nics)]
-        out.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                    "metadata": {"name": f"{name}-{NIC_DRIVER}"},
-                    "spec": {"driver": NIC_DRIVER, "nodeName": name,
-                             "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-                             "devices": nic_devs}})
-    return out
-
-
-def device_classes() -> list[Obj]:
-    def cls(name: str, expr: str) -> Obj:
-        return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
-                "spec": {"selectors": [{"cel": {"expression": expr}}]}}
-    return [
-        cls("gpu.nvidia.com", f'device.driver == "{GPU_DRIVER}" && device.attributes["{GPU_DRIVER}"].type == "gpu"'),
-        cls("mig.nvidia.com", f'device.driver == "{GPU_DRIVER}" && device.attributes["{GPU_DRIVER}"].type == "mig"'),
-        cls("nic.dra.net", f'device.driver == "{NIC_DRIVER}"'),
-    ]
+def mixed_cluster(types: Sequence[tuple[NodeType, int]], seed: int = 0) -> list[Obj]:
+    """Every document of :func:`iter_cluster`, in one list."""
+    return [d for group in iter_cluster(types, seed) for d in group]
 
 
 def cluster(nodes: int, gpu: str = "a100-40gb", gpus: int = 8, nics: int = 0,
-            profiles: Iterable[str] | None = None, prefix: str = "node") -> list[Obj]:
-    """DeviceClasses plus ``nodes`` identical nodes named ``<prefix>-0000``..."""
-    if nodes < 0 or gpus < 0 or nics < 0:
-        raise InputError("generate: node, GPU and NIC counts must not be negative")
-    prof = list(profiles) if profiles is not None else None
-    out = device_classes()
-    width = max(4, len(str(max(nodes - 1, 0))))
-    for i in range(nodes):
-        out.extend(node_objects(f"{prefix}-{i:0{width}d}", gpu, gpus, nics, prof))
-    return out
+            profiles: Iterable[str] | None = None, prefix: str = "node", kind: str = "mig",
+            seed: int = 0, full_gpu: bool | None = None) -> list[Obj]:
+    """DeviceClasses plus ``nodes`` nodes of one type named ``<prefix>-0000``..."""
+    t = NodeType(kind, gpu, gpus, nics, tuple(profiles) if profiles is not None else None, full_gpu, prefix)
+    return mixed_cluster([(t, nodes)], seed)
 
 
-def claim_template(name: str, device_class: str, selector: str | None = None, count: int = 1) -> Obj:
-    exactly: Obj = {"deviceClassName": device_class, "allocationMode": "ExactCount", "count": count}
-    if selector:
-        exactly["selectors"] = [{"cel": {"expression": selector}}]
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"spec": {"devices": {"requests": [{"name": "dev", "exactly": exactly}]}}}}
-
-
-def workload(name: str, templates: Iterable[str], replicas: int, priority: int = 0) -> Obj:
-    """A pod template with a replica count (annotation ``planner.dralloc.dev/replicas``)."""
-    claims = [{"name": f"c{i}", "resourceClaimTemplateName": t} for i, t in enumerate(templates)]
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "annotations": {REPLICAS: str(replicas)}},
-            "spec": {"priority": priority, "resourceClaims": claims,
-                     "containers": [{"name": "main", "resources": {"claims": [{"name": c["name"]} for c in claims]}}]}}
-
-
-def mig_template(p: Profile) -> Obj:
-    sel = f'device.attributes["{GPU_DRIVER}"].profile == "{p.name}"'
-    return claim_template(f"mig-{p.label}", "mig.nvidia.com", sel)
-
-
-def split(total: int, weights: Mapping[str, int]) -> dict[str, int]:
-    """``total`` split in proportion to integer ``weights`` (largest remainder,
-    ties by name): exact and deterministic."""
-    wsum = sum(weights.values())
-    if wsum <= 0 or any(w < 0 for w in weights.values()):
-        raise InputError("generate: mix weights must be non-negative and not all zero")
-    shares = {k: Fraction(total * w, wsum) for k, w in weights.items()}
-    out = {k: int(v) for k, v in shares.items()}
-    rest = total - sum(out.values())
-    for k in sorted(shares, key=lambda k: (-(shares[k] - out[k]), k))[:rest]:
-        out[k] += 1
-    return out
-
-
-def mig_demand(gpu: str, mix: Mapping[str, int], claims: int | None = None, load: Fraction | None = None,
-               nodes: int = 0, gpus: int = 8, priorities: int = 1) -> list[Obj]:
-    """Templates and workloads asking for MIG devices in the proportions of
-    ``mix`` (profile -> weight): either ``claims`` claims in all, or enough
-    that the compute slices asked for are ``load`` times the cluster's."""
-    model = gpu_model(gpu)
-    profs = {name: model.profile(name) for name in sorted(mix)}
-    if claims is None:
-        if load is None:
-            raise InputError("generate: give a claim count or a load factor")
-        wsum = sum(mix.values())
-        mean = Fraction(sum(profs[k].compute_slices * w for k, w in mix.items()), wsum)
-        claims = int(Fraction(load) * nodes * gpus * model.compute_slices / mean)
-    out: list[Obj] = [mig_template(p) for p in profs.values()]
-    for name, n in split(claims, mix).items():
-        per = split(n, {str(i): 1 for i in range(priorities)})
-        for level in range(priorities):
-            if per[str(level)]:
-                out.append(workload(f"w-{profs[name].label}-p{level}", [f"mig-{profs[name].label}"],
-                                    per[str(level)], priority=level))
-    return out
+def node_objects(name: str, gpu: str, gpus: int, nics: int = 0, profiles: Iterable[str] | None = None,
+                 full_gpu: bool | None = None, labels: Mapping[str, str] | None = None,
+                 kind: str = "mig", seed: int = 0) -> list[Obj]:
+    """One node (a Node and its ResourceSlices)."""
+    t = NodeType(kind, gpu, gpus, nics, tuple(profiles) if profiles is not None else None, full_gpu)
+    docs = NodeFactory(t, Ids(seed)).docs(name)
+    if labels is not None:
+        docs[0]["metadata"]["labels"] = dict(labels)
+    return docs
 
 
 def objects(docs: Iterable[Obj]) -> ObjectSet:

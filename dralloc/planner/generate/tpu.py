@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dralloc.errors import InputError
-from dralloc.planner.generate.clusters import REPLICAS, split
+from dralloc.planner.generate.demand import REPLICAS, split
 
 TPU_DRIVER = "tpu.dra.example.com"
 TPU_CLASS = "tpu.example.com"

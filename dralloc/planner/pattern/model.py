@@ -125,8 +125,8 @@ class PatternModel:
         res = PatternResult(solver.status_name(code), wall_time=solver.wall_time)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return res
-        res.objective = int(solver.objective_value)
-        res.bound = int(solver.best_objective_bound)
+        res.objective = round(solver.objective_value)
+        res.bound = round(solver.best_objective_bound)
         res.served = [int(solver.value(s)) for s in self.s]
         res.usage = [{li: int(solver.value(v)) for li, v in enumerate(row) if solver.value(v)} for row in self.x]
         res.assigned = {key: int(solver.value(v)) for key, v in self.y.items() if solver.value(v)}

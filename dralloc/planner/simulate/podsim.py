@@ -1,8 +1,9 @@
 """First-fit for general demand: what the scheduler would do, pod by pod.
 
 Every replica of the queue is tried on the nodes in name order; on a node the
-allocator itself (:func:`dralloc.solver.allocate`, ``replay`` = Kubernetes'
-search, or ``first-fit`` through CP-SAT) allocates the pod's claims together:
+allocator itself (:meth:`dralloc.cluster.Cluster.allocate`, ``allocate()`` at
+the cost of one node; ``replay`` = Kubernetes' search, or ``first-fit``
+through CP-SAT) allocates the pod's claims together:
 its template claims and its shared claims not allocated yet. A shared claim
 already allocated limits the pod to the nodes its allocation's nodeSelector
 admits. The node is chosen by a policy: ``first`` commits the first success
@@ -19,6 +20,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from dralloc.cluster import Cluster
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.inventory.nodesel import NodeSelectorError, selector_matches
@@ -27,7 +29,6 @@ from dralloc.models import AllocationResult, Node, ResourceClaim, ResourceClaimS
 from dralloc.planner.simulate.nodescore import NodeScores, check_policy
 from dralloc.planner.view.cluster import _node_slices
 from dralloc.planner.view.pods import PodDemand, PodsDemand
-from dralloc.solver import allocate
 
 Progress = Callable[[int, int], None]
 
@@ -94,6 +95,7 @@ class PodSimulator:
         self.features = features
         self.mode = mode
         self.per_node = NodeObjects(objs)
+        self.cluster = Cluster(objs, features, admission=False)
         self.nodes = sorted(nodes, key=lambda n: n.name.encode())
         self.shared = dict(demand.shared)
         self.allocated = [c for c in objs.claims if c.status and c.status.allocation]
@@ -131,8 +133,7 @@ class PodSimulator:
             self.failed.add(key)
             return None
         self.calls += 1
-        res = allocate(self.per_node.get(node), node, claims, allocated=self.allocated, features=self.features,
-                       mode=self.mode, admission=False)
+        res = self.cluster.allocate(node, claims, mode=self.mode)
         if not res.ok or res.allocations is None:
             self.failed.add(key)
             if shape is not None:
@@ -150,6 +151,7 @@ class PodSimulator:
                 continue
             self.allocated.extend(got)
             for c in got:
+                self.cluster.record(c)
                 if c.key in self.shared:
                     self.shared[c.key] = c
             if self.policy != "first":

@@ -1,6 +1,7 @@
 """First-fit through the allocator itself: every pod of the queue is tried on
-the nodes in name order with :func:`dralloc.solver.allocate` (any mode; replay
-by default), the first success is committed as an allocated ResourceClaim.
+the nodes in name order with the cluster object (:class:`dralloc.cluster.Cluster`,
+``allocate()`` at the cost of one node; any mode, replay by default), the
+first success is committed as an allocated ResourceClaim.
 Slow (one allocator call per pod and node tried) but it is the reference the
 fast simulator in :mod:`dralloc.planner.simulate.firstfit` is checked against; it also
 turns a placement into a cluster state (allocated claims)."""
@@ -9,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from dralloc.cluster import Cluster
 from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, ResourceClaim, ResourceClaimStatus
 from dralloc.planner.simulate.firstfit import Placement
 from dralloc.planner.view.demand import Demand
-from dralloc.solver import allocate
+from dralloc.solver import Status
 
 
 @dataclass
@@ -22,6 +24,7 @@ class ReplayResult:
     placed: list[Placement] = field(default_factory=list)
     claims: list[ResourceClaim] = field(default_factory=list)   # allocated, in placement order
     served: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)  # allocation calls that failed with an error (e.g. a time limit)
 
 
 def claim_for(demand: Demand, workload: str, replica: int) -> ResourceClaim:
@@ -35,7 +38,7 @@ def claim_for(demand: Demand, workload: str, replica: int) -> ResourceClaim:
 def simulate_replay(objs: ObjectSet, demand: Demand, features: Features, mode: str = "replay") -> ReplayResult:
     out = ReplayResult()
     nodes = sorted(objs.nodes, key=lambda n: n.name.encode())
-    allocated = [c for c in objs.claims if c.status and c.status.allocation]
+    cluster = Cluster(objs, features, admission=False)
     full: set[tuple[int, str]] = set()
     for w in demand.queue():
         out.served[w.name] = 0
@@ -44,13 +47,14 @@ def simulate_replay(objs: ObjectSet, demand: Demand, features: Features, mode: s
             for node in nodes:
                 if (w.type, node.name) in full:
                     continue
-                res = allocate(objs, node, [claim], allocated=allocated, features=features, mode=mode,
-                               admission=False)
+                res = cluster.allocate(node, [claim], mode=mode)
                 if not res.ok or not res.allocations:
+                    if res.status is Status.ERROR:
+                        out.errors.append(f"{claim.key} on node {node.name}: {res.error}")
                     full.add((w.type, node.name))
                     continue
                 done = claim.model_copy(update={"status": ResourceClaimStatus(allocation=res.allocations[0])})
-                allocated.append(done)
+                cluster.record(done)
                 out.claims.append(done)
                 devs = res.allocations[0].devices
                 dev = devs.results[0] if devs and devs.results else None

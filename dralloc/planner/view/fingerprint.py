@@ -1,6 +1,6 @@
 """Identical nodes are analysed once. Two nodes are identical for the planner
-when their pools (in search order) hold the same slices, counter sets and
-devices, the same devices are allocated, and devices agree on everything the
+when their pools (in search order: slices by name or in input order, as the
+allocator variant walks them) hold the same slices, counter sets and devices, the same devices are allocated, and devices agree on everything the
 selectors of the classes and claims can read. Pool and node names differ;
 attributes no selector reads (serial numbers, UUIDs) are left out."""
 
@@ -82,7 +82,11 @@ def node_fingerprint(node: Node, slices: list[ResourceSlice], allocated: set[tup
         group = pools[(driver, name)]
         selects = selects or any(not s.spec.node_name or s.spec.per_device_node_selection for s in group)
         taken = tuple(sorted(dev for drv, pool, dev in allocated if drv == driver and pool == name))
-        parts.append((driver, tuple(_slice_key(s, read) for s in group), taken))
+        # the search walks a pool's slices in name order (incubating) or in
+        # input order (stable): both orders are part of the key, never the
+        # names themselves (they carry random suffixes)
+        by_name = tuple(sorted(range(len(group)), key=lambda i: group[i].name))
+        parts.append((driver, tuple(_slice_key(s, read) for s in group), by_name, taken))
     labels = tuple(sorted((node.metadata.labels or {}).items())) if selects else ()
     return (tuple(parts), labels)
 

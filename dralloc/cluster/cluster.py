@@ -1,0 +1,195 @@
+"""``Cluster``: a loaded cluster that answers allocation questions one after
+another — allocate a pod's claims on a node, find the nodes that fit, commit
+an answer, release a claim, add or remove slices and nodes — each at the cost
+of the node it is about, not of the cluster.
+
+Every answer is the one :func:`dralloc.solver.allocate` gives on the whole
+cluster (same engines, same checks): a call hands the engine the node's view
+(the slices of the pools that can concern it, :mod:`.index`) and the allocated
+claims holding devices in those pools (:mod:`.ledger`), which is all the
+allocator's pool gathering and allocated state ever look at for that node."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from dralloc.checker.rules import with_allocation
+from dralloc.cluster.ledger import claim_key
+from dralloc.cluster.pods import pod_claims
+from dralloc.cluster.store import ClusterStore
+from dralloc.errors import InputError
+from dralloc.features import Features, Variant
+from dralloc.inventory.problem import Problem, build_problem
+from dralloc.io.loader import ObjectSet, load
+from dralloc.models import Node, Pod, ResourceClaim, TypedObject
+from dralloc.solver.api import allocate
+from dralloc.solver.outcome import Outcome, Status
+from dralloc.validation.admission import admit, admit_object
+
+ClaimsArg = Iterable[ResourceClaim | str] | None
+PodArg = Pod | str | None
+
+
+class Cluster(ClusterStore):
+    """A cluster held in memory, indexed by node and pool.
+
+    ``features`` and ``variant`` are those of :func:`dralloc.solver.allocate`
+    (default: Kubernetes 1.36's gates) and hold for every call (a cluster's
+    scheduler runs with one set of feature gates). Objects are read from
+    ``objects`` (an :class:`~dralloc.io.ObjectSet` or models); :meth:`load`
+    reads files. With ``admission`` (the default, as for ``allocate()``) the
+    objects pass the API server's defaults and validation once, here, and
+    every object added or claim given later on its own; without it they are
+    taken as the allocator's own input (as scenario files are)."""
+
+    def __init__(self, objects: ObjectSet | Iterable[TypedObject] = (),
+                 features: Features | Iterable[str] | None = None, variant: Variant | str | None = None,
+                 admission: bool = True) -> None:
+        feats = Features.of(features)
+        super().__init__(feats, Variant(variant) if variant is not None else feats.variant(), admission)
+        objs = objects if isinstance(objects, ObjectSet) else ObjectSet.of(list(objects))
+        if admission:
+            objs = admit(objs)
+        items = list(objs.all())
+        _refuse_duplicates(items)
+        self._add_all(items)
+
+    @classmethod
+    def load(cls, paths: Iterable[str | Path], features: Features | Iterable[str] | None = None,
+             variant: Variant | str | None = None) -> Cluster:
+        """Read files (as :func:`dralloc.io.load`: every problem raised at
+        once) and admit them."""
+        return cls(load(paths), features, variant)
+
+    # ------------------------------------------------------------ questions
+
+    def pod_claims(self, pod: Pod | str) -> list[ResourceClaim]:
+        """The pod's claims in ``spec.resourceClaims`` order; a template entry
+        without a generated claim is instantiated (``<pod>-<entry>``)."""
+        return pod_claims(self._pod(pod), self.claim, self.template)
+
+    def allocate(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None,
+                 mode: str | None = None, objective: str | None = None, time_limit: float | None = None,
+                 share_ids: Callable[[], str] | None = None, verify: bool = True, compare: str = "auto",
+                 compare_time_limit: float | None = None) -> Outcome:
+        """Allocate ``claims`` (objects or ``namespace/name`` keys), or the
+        claims of ``pod``, together on ``node``, as :func:`dralloc.solver.allocate`
+        does with this cluster's objects. ``node`` is a Node or the name of
+        one the cluster holds (any name when it holds none, or without
+        admission). Nothing is committed."""
+        target = self._target(node)
+        todo = self._todo(claims, pod)
+        view = self.view(target)
+        held = self.held_for(view, {claim_key(c) for c in todo})
+        extra: dict[str, Any] = {"mode": mode} if mode is not None else {}
+        return allocate(view.objects, target, todo, allocated=held, features=self.features,
+                        variant=self.variant, objective=objective, time_limit=time_limit,
+                        share_ids=share_ids, verify=verify, admission=False, compare=compare,
+                        compare_time_limit=compare_time_limit, **extra)
+
+    def each_node(self, claims: ClaimsArg = None, *, pod: PodArg = None,
+                  nodes: Iterable[Node | str] | None = None, **how: Any) -> Iterator[tuple[Node, Outcome]]:
+        """``allocate`` on every node (or ``nodes``), in the scheduler's node order."""
+        todo = self._todo(claims, pod)
+        for n in self.nodes() if nodes is None else nodes:
+            target = n if isinstance(n, Node) else self.node(n)
+            yield target, self.allocate(target, todo, **how)
+
+    def fits(self, claims: ClaimsArg = None, *, pod: PodArg = None, limit: int | None = None,
+             nodes: Iterable[Node | str] | None = None, **how: Any) -> list[tuple[Node, Outcome]]:
+        """The nodes where the claims can be allocated now, in the
+        scheduler's node order, with each answer; at most ``limit``."""
+        if limit is not None and limit < 1:
+            raise InputError(f"limit {limit}: give a positive number of nodes (or None for all)")
+        out: list[tuple[Node, Outcome]] = []
+        for n, res in self.each_node(claims, pod=pod, nodes=nodes, **how):
+            if res.ok:
+                out.append((n, res))
+                if limit is not None and len(out) >= limit:
+                    break
+        return out
+
+    def commit(self, outcome: Outcome, claims: ClaimsArg = None) -> list[ResourceClaim]:
+        """Record an answer: each claim with devices becomes allocated (its
+        ``status.allocation`` set). ``claims`` are the claim objects the
+        answer was computed for (default: looked up by the answer's keys)."""
+        if outcome.status not in (Status.ALLOCATED, Status.PARTIAL) or outcome.allocations is None:
+            raise InputError(f"cannot commit an answer that allocated nothing ({outcome.status.value})")
+        if claims is None:
+            missing = [k for k in outcome.claims if self.claim(k) is None]
+            if missing:
+                raise InputError(f"claim {missing[0]} is not held by the cluster: pass the claim objects the "
+                                 "answer was computed for (commit(answer, claims))")
+        objs = self._todo(claims if claims is not None else outcome.claims, None)
+        if len(objs) != len(outcome.allocations):
+            raise InputError(f"the answer has {len(outcome.allocations)} allocations for {len(objs)} claims")
+        done = [with_allocation(c, a) for c, a in zip(objs, outcome.allocations, strict=True)
+                if a.devices is not None]
+        for c in done:
+            self._record(c)   # admitted by _todo
+        return done
+
+    def problem(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None) -> Problem:
+        """The allocator's normalised problem for the claims on ``node``
+        (pools, allocated state, request slots), for explanations and models
+        built on the inventory."""
+        target = self._target(node)
+        todo = self._todo(claims, pod)
+        view = self.view(target)
+        held = self.held_for(view, {claim_key(c) for c in todo})
+        return build_problem(view.objects.slices, view.objects.classes, target, todo, held,
+                             self.features, self.variant)
+
+    # ------------------------------------------------------------ helpers
+
+    def _target(self, node: Node | str) -> Node:
+        if isinstance(node, Node):
+            return node
+        if node not in self._nodes and self._nodes and self.admission:
+            known = ", ".join(sorted(self._nodes)[:10])
+            raise InputError(f"node {node} not found among the {len(self._nodes)} Node(s) in the input ({known})")
+        return self.node(node)
+
+    def _pod(self, pod: Pod | str) -> Pod:
+        if isinstance(pod, Pod):
+            return pod
+        found = self.pod(pod)
+        if found is None:
+            raise InputError(f"pod {pod} not found among the {len(self._pods)} Pod(s) of the cluster")
+        return found
+
+    def _todo(self, claims: ClaimsArg, pod: PodArg) -> list[ResourceClaim]:
+        if pod is not None:
+            if claims is not None:
+                raise InputError("give claims or a pod, not both")
+            return self.pod_claims(pod)
+        if claims is None:
+            raise InputError("give the claims to allocate or a pod")
+        out = []
+        for c in claims:
+            if isinstance(c, ResourceClaim):
+                held = self.claim(claim_key(c)) is c
+                out.append(admit_object(c) if self.admission and not held else c)
+                continue
+            found = self.claim(c)
+            if found is None:
+                raise InputError(f"claim {c} not found among the {len(self._claims)} ResourceClaim(s) of the cluster")
+            out.append(found)
+        return out
+
+
+def _refuse_duplicates(items: list[TypedObject]) -> None:
+    seen: dict[tuple[str, str], int] = {}
+    for i, obj in enumerate(items):
+        if isinstance(obj, Node):
+            key = ("Node", obj.name)
+        elif isinstance(obj, ResourceClaim):
+            key = ("ResourceClaim", claim_key(obj))
+        else:
+            continue
+        if key in seen:
+            raise InputError(f"{key[0]} {key[1]} is given twice (objects #{seen[key]} and #{i}); "
+                             "a cluster holds one object per name")
+        seen[key] = i

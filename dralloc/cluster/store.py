@@ -1,0 +1,268 @@
+"""The objects of a cluster, indexed by node and pool, kept up to date as
+objects are added, replaced and removed, and as claims are allocated and
+released. Every lookup an allocation call needs is a dictionary access; the
+per-node view (the slices of the pools that can concern the node) is cached
+and dropped only when one of its pools or the node changes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from dralloc.cluster.foreign import ForeignPools
+from dralloc.cluster.index import EVERY_NODE, Key, PoolKey, SliceIndex, pool_key
+from dralloc.cluster.ledger import Ledger, claim_key, is_allocated, normal_key, result_pools
+from dralloc.cluster.order import NodeTree
+from dralloc.errors import InputError
+from dralloc.features import Features, Variant
+from dralloc.io.loader import ObjectSet
+from dralloc.models import (
+    DeviceClass,
+    Node,
+    ObjectMeta,
+    Pod,
+    ResourceClaim,
+    ResourceClaimStatus,
+    ResourceClaimTemplate,
+    ResourceSlice,
+    TypedObject,
+)
+from dralloc.validation.admission import admit_object
+
+
+@dataclass
+class NodeView:
+    pools: set[PoolKey]        # pools that can concern the node (a superset of what it gathers)
+    objects: ObjectSet         # their slices in input order, the classes, the node
+
+
+def _ns_key(obj: TypedObject) -> str:
+    return f"{obj.namespace or 'default'}/{obj.name}"
+
+
+class ClusterStore:
+    def __init__(self, features: Features, variant: Variant, admission: bool = True) -> None:
+        self.features = features
+        self.variant = variant
+        self.admission = admission
+        self._index = SliceIndex()
+        self._ledger = Ledger()
+        self._foreign = ForeignPools(self._index, self._ledger, features, variant)
+        self._nodes: dict[str, Node] = {}
+        self._tree = NodeTree()
+        self._classes: list[DeviceClass] = []
+        self._claims: dict[str, ResourceClaim] = {}
+        self._templates: dict[str, ResourceClaimTemplate] = {}
+        self._pods: dict[str, Pod] = {}
+        self._views: dict[str, NodeView] = {}
+        self._viewers: dict[PoolKey, set[str]] = {}      # pool -> nodes whose cached view holds it
+        self._journal: list[tuple[str, ResourceClaim | None, int | None]] | None = None   # for trial()
+
+    # ------------------------------------------------------------ adding objects
+
+    def add(self, objects: ObjectSet | Iterable[TypedObject]) -> None:
+        """Add objects (each admitted, unless the cluster takes its input
+        without admission); one of the same kind and name (namespace/name
+        for namespaced kinds) replaces the one held. ResourceClaims with an
+        allocation count as allocated."""
+        items = list(objects.all() if isinstance(objects, ObjectSet) else objects)
+        self._add_all([admit_object(o) for o in items] if self.admission else items)
+
+    def _add_all(self, items: Iterable[TypedObject]) -> None:
+        for obj in items:
+            if isinstance(obj, ResourceSlice):
+                self._put_slice(obj)
+            elif isinstance(obj, Node):
+                self._put_node(obj)
+            elif isinstance(obj, DeviceClass):
+                self._add_class(obj)
+            elif isinstance(obj, ResourceClaim):
+                self._record(obj)
+            elif isinstance(obj, ResourceClaimTemplate):
+                self._templates[_ns_key(obj)] = obj
+            elif isinstance(obj, Pod):
+                self._pods[_ns_key(obj)] = obj
+            else:
+                raise InputError(f"a cluster holds no {type(obj).__name__} objects")
+
+    def _add_class(self, cls: DeviceClass) -> None:
+        for i, c in enumerate(self._classes):
+            if c.name == cls.name:
+                self._classes[i] = cls
+                return
+        self._classes.append(cls)   # node views share this list
+
+    def add_slices(self, slices: Iterable[ResourceSlice]) -> None:
+        """Add slices (admitted); a slice with the name of one held replaces
+        it, in its place (input order matters to the stable allocator)."""
+        for s in slices:
+            self._put_slice(admit_object(s) if self.admission else s)
+
+    def _put_slice(self, s: ResourceSlice) -> None:
+        seqs = self._index.names.get(s.name, [])
+        seq = seqs[0] if len(seqs) == 1 else None
+        if seq is not None:
+            self._drop_slice(seq)
+        _, keys = self._index.add(s, seq)
+        self._touch_pool(pool_key(s), keys)
+
+    def remove_slices(self, names: Iterable[str]) -> list[ResourceSlice]:
+        """Remove the slices with these names; returns what was removed."""
+        out = []
+        for name in names:
+            for seq in list(self._index.names.get(name, [])):
+                out.append(self._drop_slice(seq))
+        return out
+
+    def _drop_slice(self, seq: int) -> ResourceSlice:
+        s, keys = self._index.remove(seq)
+        self._touch_pool(pool_key(s), keys)
+        return s
+
+    def _touch_pool(self, pool: PoolKey, keys: set[Key]) -> None:
+        self._foreign.slices_changed(pool)
+        for name in self._viewers.pop(pool, set()):
+            self._forget(name)
+        if EVERY_NODE in keys:
+            for name in list(self._views):
+                self._forget(name)
+            return
+        for k in keys:
+            if k[0] in ("node", "field"):
+                self._forget(k[1])
+            elif k[0] == "label":
+                for name in [n for n in self._views if self.node(n).labels.get(k[1]) == k[2]]:
+                    self._forget(name)
+
+    def add_node(self, node: Node) -> None:
+        """Add or replace (by name) a Node."""
+        self._put_node(admit_object(node) if self.admission else node)
+
+    def _put_node(self, node: Node) -> None:
+        self._nodes[node.name] = node
+        self._tree.add(node)
+        self._forget(node.name)
+
+    def remove_node(self, name: str, slices: bool = True) -> Node | None:
+        """Remove a Node and (``slices``) the slices bound to it by nodeName."""
+        node = self._nodes.pop(name, None)
+        self._tree.remove(name)
+        self._forget(name)
+        if slices:
+            for seq in sorted(self._index.bound.get(name, ())):
+                self._drop_slice(seq)
+        return node
+
+    def _forget(self, name: str) -> None:
+        view = self._views.pop(name, None)
+        if view is None:
+            return
+        for p in view.pools:
+            viewers = self._viewers.get(p)
+            if viewers is not None:
+                viewers.discard(name)
+
+    # ------------------------------------------------------------ claims
+
+    def record(self, claim: ResourceClaim) -> None:
+        """Hold ``claim`` as it is (allocated or not; admitted first unless
+        the cluster takes its input without admission), replacing one of its key."""
+        self._record(admit_object(claim) if self.admission else claim)
+
+    def _record(self, claim: ResourceClaim) -> None:
+        key = claim_key(claim)
+        if self._journal is not None:
+            self._journal.append((key, self._claims.get(key), self._ledger.seq_of.get(key)))
+        self._put(key, claim)
+
+    def _put(self, key: str, claim: ResourceClaim | None, seq: int | None = None) -> None:
+        for p in self._ledger.pools_held(key):
+            self._foreign.claims_changed(p)
+        self._ledger.remove(key)
+        if claim is None:
+            self._claims.pop(key, None)
+            return
+        self._claims[key] = claim
+        if is_allocated(claim):
+            self._ledger.add(claim, seq)
+            for p in result_pools(claim):
+                self._foreign.claims_changed(p)
+
+    @contextmanager
+    def trial(self) -> Iterator[None]:
+        """Claims recorded, committed or released inside the ``with`` block
+        are put back as they were when it ends (what-if questions)."""
+        outer, self._journal = self._journal, []
+        try:
+            yield
+        finally:
+            for key, claim, seq in reversed(self._journal):
+                self._put(key, claim, seq)
+            self._journal = outer
+
+    def release(self, key: str) -> ResourceClaim | None:
+        """Deallocate the claim ``key`` (it stays, without an allocation);
+        returns the claim as it was allocated, or None if it was not."""
+        key = normal_key(key)
+        held = self._claims.get(key)
+        if held is None or not is_allocated(held):
+            return None
+        status = held.status.model_copy(update={"allocation": None}) if held.status else ResourceClaimStatus()
+        self._record(held.model_copy(update={"status": status}))
+        return held
+
+    # ------------------------------------------------------------ lookups
+
+    def node(self, name: str) -> Node:
+        """The Node of that name; a bare Node (no labels) when none is held."""
+        found = self._nodes.get(name)
+        return found if found is not None else Node(metadata=ObjectMeta(name=name))
+
+    def nodes(self) -> list[Node]:
+        """The Nodes in the scheduler's order (:mod:`dralloc.cluster.order`)."""
+        return [self._nodes[n] for n in self._tree.listed()]
+
+    def claim(self, key: str) -> ResourceClaim | None:
+        return self._claims.get(normal_key(key))
+
+    def template(self, key: str) -> ResourceClaimTemplate | None:
+        return self._templates.get(normal_key(key))
+
+    def pod(self, key: str) -> Pod | None:
+        return self._pods.get(normal_key(key))
+
+    def allocated(self) -> list[ResourceClaim]:
+        """The allocated claims, in the order they became allocated."""
+        return self._ledger.all()
+
+    def objects(self) -> ObjectSet:
+        """Everything held, as one ObjectSet (slices in input order)."""
+        return ObjectSet(slices=self._index.all_slices(), classes=list(self._classes),
+                         claims=list(self._claims.values()), templates=list(self._templates.values()),
+                         nodes=list(self._nodes.values()), pods=list(self._pods.values()))
+
+    # ------------------------------------------------------------ per-node views
+
+    def view(self, node: Node) -> NodeView:
+        """The slices that can concern ``node`` (whole pools, input order),
+        the classes and the node. Cached for held nodes."""
+        cached = self._views.get(node.name)
+        held = self._nodes.get(node.name)
+        if cached is None or held is not node:
+            pools = self._index.pools_for(node)
+            cached = NodeView(pools, ObjectSet(slices=self._index.slices_of(pools), classes=self._classes,
+                                               nodes=[node]))
+            if held is node:
+                self._views[node.name] = cached
+                for p in pools:
+                    self._viewers.setdefault(p, set()).add(node.name)
+        extra = self._foreign.current() - cached.pools
+        if not extra:
+            return cached
+        pools = cached.pools | extra
+        return NodeView(pools, ObjectSet(slices=self._index.slices_of(pools), classes=self._classes, nodes=[node]))
+
+    def held_for(self, view: NodeView, skip: Iterable[str] = ()) -> list[ResourceClaim]:
+        """The allocated claims holding a device in one of the view's pools."""
+        return self._ledger.holding(view.pools, skip)
