@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 from ortools.sat.python import cp_model
 
@@ -122,6 +123,25 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         hint = {v.Index(): ff_solver.Value(v) for v in _all_vars(enc)}
     enc.model.ClearHints()
     enc.model.proto.search_strategy.clear()
+    solver, status, report = _lexicographic(enc, names, hint, deadline, out)
+    out.solver = {"objectives": report, "wall_time_s": round(time.perf_counter() - t0, 6)}
+    if solver is not None and status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        fill(out, enc, *decode(enc, solver, share_ids))
+    elif ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        fill(out, enc, *decode(enc, ff_solver, share_ids))
+        out.notes.append(f"{stopped(deadline.limit, 'optimal search')} without an answer: first-fit's "
+                         "answer returned")
+    elif ff_status == cp_model.UNKNOWN or status == cp_model.UNKNOWN:
+        out.status, out.error = Status.ERROR, stopped(deadline.limit, "CP-SAT") + " without an answer"
+    else:
+        out.status = Status.UNSATISFIABLE
+    return out
+
+
+def _lexicographic(enc: Encoding, names: list[str], hint: dict[int, int] | None, deadline: Deadline,
+                   out: Outcome) -> tuple[cp_model.CpSolver | None, Any, list[dict[str, object]]]:
+    """Each objective in turn, the previous ones fixed at their optimum; an
+    objective not proven in time ends the sequence (and says so)."""
     report: list[dict[str, object]] = []
     solver: cp_model.CpSolver | None = None
     status = cp_model.UNKNOWN
@@ -148,18 +168,7 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         enc.model.Add(expr == val)
         hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
         enc.model.ClearHints()
-    out.solver = {"objectives": report, "wall_time_s": round(time.perf_counter() - t0, 6)}
-    if solver is not None and status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        fill(out, enc, *decode(enc, solver, share_ids))
-    elif ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        fill(out, enc, *decode(enc, ff_solver, share_ids))
-        out.notes.append(f"{stopped(deadline.limit, 'optimal search')} without an answer: first-fit's "
-                         "answer returned")
-    elif ff_status == cp_model.UNKNOWN or status == cp_model.UNKNOWN:
-        out.status, out.error = Status.ERROR, stopped(deadline.limit, "CP-SAT") + " without an answer"
-    else:
-        out.status = Status.UNSATISFIABLE
-    return out
+    return solver, status, report
 
 
 def _all_vars(enc: Encoding) -> list[cp_model.IntVar]:
