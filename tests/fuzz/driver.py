@@ -33,12 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from dralloc.cli.main import main
 from dralloc.errors import DrallocError
 from dralloc.io.loader import ObjectSet, load
-from dralloc.io.scenario import parse_scenario
+from dralloc.io.scenario import load_scenarios
 from dralloc.solver import Status, allocate
 from dralloc.solver.outcome import Outcome
 from dralloc.validation.admission import admit
@@ -168,12 +166,17 @@ def compare(replay: Outcome, ff: Outcome) -> tuple[str, str] | None:
                      f"(Kubernetes' answer known by: {how}); notes {ff.notes[:2]}")
 
 
-def library_scenario(inp: FuzzInput, limits: Limits, optimal: bool) -> list[Run]:
+def library_scenario(path: Path, limits: Limits, optimal: bool) -> list[Run]:
     runs: list[Run] = []
     holder: dict[str, Any] = {}
 
     def parse() -> tuple[str, str]:
-        holder["sc"] = parse_scenario(yaml.safe_load(inp.raw), f"fuzz-{inp.index}")
+        found, errors = load_scenarios([path])   # the project's reader: its guards, libyaml when safe
+        if errors:
+            raise errors[0]
+        if len(found) != 1:
+            return "input-error", f"{len(found)} scenarios in the file"
+        holder["sc"] = found[0]
         return "answer", "parsed"
     runs.append(timed("lib:parse", limits, parse))
     sc = holder.get("sc")
@@ -290,7 +293,7 @@ def drive(inp: FuzzInput, limits: Limits, rng: Any) -> Result:
             objs = Path(tmp) / "objects.yaml"
             objs.write_bytes(objs_raw)
         if inp.doc is not None:
-            res.runs.extend(library_scenario(inp, limits, optimal=rng.random() < 0.3))
+            res.runs.extend(library_scenario(scen, limits, optimal=rng.random() < 0.3))
         if objs is not None and rng.random() < 0.4:
             res.runs.append(library_objects(objs, limits, rng.choice(["replay", "first-fit"])))
         if inp.doc is None:

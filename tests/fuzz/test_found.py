@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fuzz.driver import FAILURES, Limits, Run, cli, library_scenario
-from tests.fuzz.inputs import FuzzInput, make
+from tests.fuzz.inputs import make
 
 FOUND = sorted((Path(__file__).parent / "found").glob("*.yaml"))
 LIMITS = Limits(engine=2.0, watchdog=120.0)
@@ -25,8 +25,7 @@ def test_there_are_found_inputs() -> None:
 
 @pytest.mark.parametrize("path", FOUND, ids=lambda p: p.stem)
 def test_found_scenario(path: Path) -> None:
-    inp = FuzzInput(0, "found", path.name, doc={}, raw=path.read_bytes())
-    runs = library_scenario(inp, LIMITS, optimal=True)
+    runs = library_scenario(path, LIMITS, optimal=True)
     assert any(r.route == "lib:first-fit" and r.cls == "answer" for r in runs), runs
     for argv in (["allocate", str(path), "--mode", "replay", "-o", "yaml"], ["explain", str(path)],
                  ["check", "-j", "1", str(path)], ["encode", str(path), "--stats"]):
