@@ -11,7 +11,7 @@ variable set by :func:`metered`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -54,6 +54,16 @@ def metered(env: Env) -> Iterator[Env]:
         _current.reset(token)
 
 
+def run_metered(program: Callable[[Env], Any], env: Env) -> Any:
+    """``program(env)`` with ``env`` charged by :func:`charge` (the hot path
+    of selector evaluation: no context-manager machinery)."""
+    token = _current.set(env)
+    try:
+        return program(env)
+    finally:
+        _current.reset(token)
+
+
 def charge(n: int) -> None:
     """Charge ``n`` to the evaluation in progress (none: nothing to charge)."""
     env = _current.get()
@@ -71,8 +81,9 @@ def traversal(args: tuple[Any, ...] | list[Any]) -> int:
     lists and maps by element count."""
     total = 0
     for a in args:
-        if isinstance(a, str | bytes):
-            total += text_cost(len(a))
-        elif isinstance(a, list | dict):
-            total += len(a)
+        t = type(a)
+        if t is str or t is bytes:
+            total += -(-len(a) // 10)
+        elif t is list or t is dict or isinstance(a, list | dict | str | bytes):
+            total += len(a) if isinstance(a, list | dict) else text_cost(len(a))
     return total

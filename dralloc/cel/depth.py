@@ -29,6 +29,7 @@ from dralloc.cel.errors import CELCompileError
 
 MAX_DEPTH = 250
 FRAMES_PER_LEVEL = 8            # the most any pass uses per nesting level (measured: 4-6)
+SHALLOW = 30                    # nesting that always fits: no room needed
 _LISTENER = {"expr": "expr", "conditionalor": "or", "conditionaland": "and", "relation": "relation",
              "addition": "calc", "multiplication": "calc", "unary": "unary", "member": "member",
              "primary": "primary", "exprlist": "exprlist", "mapinits": "mapinits"}
@@ -100,7 +101,7 @@ def room(levels: int) -> Iterator[None]:
     here, for the duration of the block (the old limit comes back after it,
     unless something else changed the limit meanwhile)."""
     old = sys.getrecursionlimit()
-    need = frame_depth() + FRAMES_PER_LEVEL * levels + 200 if levels > 30 else 0
+    need = frame_depth() + FRAMES_PER_LEVEL * levels + 200 if levels > SHALLOW else 0
     if need <= old:
         yield
         return

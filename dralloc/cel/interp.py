@@ -27,6 +27,9 @@ MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter",
 
 
 def _size_cost(v: Any) -> int:
+    t = type(v)
+    if t is bool or t is int or t is float:
+        return 0
     if isinstance(v, list | dict):
         return len(v)
     if isinstance(v, str | bytes):
@@ -132,17 +135,30 @@ def _invoke(name: str, impl: Callable[..., Any] | None, argfns: list[Fn]) -> Fn:
         raise CELRuntimeError(f"undeclared reference to '{name}'")
     fn: Callable[..., Any] = impl
     extra = COSTS.get(name)
+    pre: Callable[..., int] | None = extra if extra is not None else None if name in _FLAT else _traversal
+    opt_aware = name in _OPT_AWARE
 
     def call(env: Env) -> Any:
         vals = [f(env) for f in argfns]
-        if vals and isinstance(vals[0], Opt) and name not in _OPT_AWARE:
+        if not opt_aware and vals and isinstance(vals[0], Opt):
             raise no_overload(name, *vals)
-        # work that grows with the arguments is charged before it is done
-        env.charge(extra(*vals) if extra is not None else 0 if name in _FLAT else traversal(vals))
+        # work that grows with the arguments is charged before it is done (a
+        # little of it may wait for the charge after the call)
+        before = pre(*vals) if pre is not None else 0
+        if before > EARLY:
+            env.charge(before)
+            before = 0
         result = fn(*vals)
-        env.charge(1 + _size_cost(result))
+        env.charge(1 + before + _size_cost(result))
         return result
     return call
+
+
+EARLY = 64   # argument work charged before the call beyond this much
+
+
+def _traversal(*vals: Any) -> int:
+    return traversal(vals)
 
 
 # calls that cost the same whatever the size of their arguments

@@ -25,10 +25,10 @@ class DomainMaps(dict):  # type: ignore[type-arg]
 
 
 def _lookup(m: dict[Any, Any], key: Any) -> tuple[bool, Any]:
-    if isinstance(m, DomainMaps):
-        return True, m.get(key, EMPTY) if isinstance(key, str) else _bad_key(key)
-    if not isinstance(key, str | int | float | UInt):
-        raise CELRuntimeError(f"unsupported key type: {_tn(key)}")
+    if type(m) is DomainMaps:
+        return True, m.get(key, EMPTY) if type(key) is str else _bad_key(key)
+    if type(key) is str:
+        return (True, m[key]) if key in m else (False, None)
     if isinstance(key, float) and key.is_integer():
         key = int(key)
     if isinstance(key, bool):
@@ -36,6 +36,8 @@ def _lookup(m: dict[Any, Any], key: Any) -> tuple[bool, Any]:
             if isinstance(k, bool) and k == key:
                 return True, v
         return False, None
+    if not isinstance(key, int | float):
+        raise CELRuntimeError(f"unsupported key type: {_tn(key)}")
     if key in m:
         return True, m[key]
     return False, None
@@ -271,7 +273,10 @@ def _binary(fn: str, fns: list[Fn]) -> Fn:
 
     def g(env: Env) -> Any:
         a, b = left(env), right(env)
-        env.charge(pre(a, b))
+        if type(a) is not int and type(b) is not int:   # numbers cost nothing extra
+            cost = pre(a, b)
+            if cost:
+                env.charge(cost)
         return impl(a, b)
     return g
 

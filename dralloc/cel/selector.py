@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from dralloc.cel.check import check, result_type_ok
-from dralloc.cel.cost import Env, metered
-from dralloc.cel.depth import room
+from dralloc.cel.cost import Env, run_metered
+from dralloc.cel.depth import SHALLOW, room
 from dralloc.cel.device import DeviceView, attr_key
 from dralloc.cel.errors import CELCompileError, CELRuntimeError
 from dralloc.cel.interp import compile_node
@@ -194,9 +194,13 @@ class CompiledSelector:
 
     def _run(self, device: DeviceView) -> bool | CELRuntimeError:
         self.evaluations += 1
+        env = Env({"device": device.cel_value()})
         try:
-            with room(self.height), metered(Env({"device": device.cel_value()})) as env:
-                value = self._program(env)
+            if self.height > SHALLOW:
+                with room(self.height):
+                    value = run_metered(self._program, env)
+            else:
+                value = run_metered(self._program, env)
         except CELRuntimeError as e:
             return e
         if value is True or value is False:
