@@ -79,6 +79,8 @@ def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_lim
 def _opt(res: GeneralResult) -> dict[str, Any]:
     out: dict[str, Any] = {"status": res.status, "proven": res.proven, "objective": res.value, "bound": res.bound,
                            "solveSeconds": round(res.seconds, 4)}
+    if res.status in ("FEASIBLE", "UNKNOWN"):
+        out["stopped"] = "CP-SAT stopped at its time limit before proving the optimum"
     if res.notes:
         out["notes"] = res.notes
     return out
