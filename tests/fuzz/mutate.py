@@ -188,9 +188,35 @@ HOSTILE: list[Callable[[dict[str, Any], random.Random], str]] = [
     op_value, op_value, op_value, op_delete, op_extra, op_type, op_duplicate, op_grow, op_cel]
 
 
+MAX_NODES = 100_000   # a mutated document larger than this is not made (duplicates of duplicates grow fast)
+
+
+def _too_big(doc: Any) -> bool:
+    n, stack = 0, [doc]
+    while stack:
+        node = stack.pop()
+        n += 1
+        if n > MAX_NODES:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
 def mutate(doc: dict[str, Any], rng: random.Random, hostile: bool) -> list[str]:
     """Mutate ``doc`` in place; return what was done."""
     doc.pop("expect", None)
     doc.pop("skip_reason", None)
     ops = HOSTILE if hostile else LIGHT
-    return [rng.choice(ops)(doc, rng) for _ in range(rng.choice([1, 1, 2, 3]))]
+    done = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        before = copy.deepcopy(doc)
+        what = rng.choice(ops)(doc, rng)
+        if _too_big(doc):
+            doc.clear()
+            doc.update(before)
+            what += " (undone: too big)"
+        done.append(what)
+    return done
