@@ -43,7 +43,7 @@ def _run(problem: Any, step_limit: int | None) -> dict[str, Any]:
     from dralloc.errors import AllocationError
     from dralloc.solver.replay import ReplaySearch, StepLimitReached
 
-    search = ReplaySearch(problem, step_limit=step_limit, share_ids=lambda: "share")
+    search = ReplaySearch(problem, step_limit=step_limit)
     t0 = time.perf_counter()
     found: object
     try:

@@ -13,7 +13,6 @@ from dralloc.solver.outcome import Outcome, Status
 
 OPTIONAL = ("adminAccess", "tolerations", "bindingConditions", "bindingFailureConditions",
             "shareID", "consumedCapacity")
-_FIXED_SHARE = "00000000-0000-0000-0000-000000000000"
 # how a pass was established
 EQUAL = "equal answer"            # the engine's answer is the expected one
 NAMED_DEFECT = "named defect"     # first-fit differs; the replay gives the expected answer through a named defect
@@ -96,7 +95,7 @@ def run_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
     Kubernetes' allocator test table gives it objects the API server would
     refuse; docs/inputs.md)."""
     return allocate(sc.objects, sc.node, sc.claims, allocated=sc.allocated, features=sc.features,
-                    mode=mode, variant=sc.variant, share_ids=lambda: _FIXED_SHARE, admission=False,
+                    mode=mode, variant=sc.variant, admission=False,
                     compare=compare, compare_time_limit=compare_time_limit)
 
 

@@ -43,7 +43,7 @@ def verify_state(objects: ObjectSet, features: Features | None = None, variant: 
         from dralloc.audit.pending import analyse_pending
 
         found, report.pending = analyse_pending(state, features, variant, budget)
-        report.pending_pods = len(report.pending)
+        report.pending_pods = sum(len(e["pods"]) if "gang" in e else 1 for e in report.pending)
         report.findings.extend(found)
     report.findings.extend(state.findings)
     return report
@@ -58,7 +58,14 @@ def _claim_findings(state: ClusterState, claim: ResourceClaim, features: Feature
     sel = alloc.node_selector
     for pod in state.users.get(claim.key, []):
         name = pod.spec.node_name
-        if not name or sel is None:
+        if not name:
+            continue
+        if state.objects.node(name) is None:
+            out.append(error("pod-node", claim.key, f"pod {pod_key(pod)} runs on node {name}, which is not in the "
+                             "state (no Node object), so the claim's allocation cannot be checked against it",
+                             (f"Pod {pod_key(pod)}", f"Node {name}", f"ResourceClaim {claim.key}"), ("spec.nodeName",)))
+            continue
+        if sel is None:
             continue
         try:
             ok = selector_matches(sel, state.node(name))

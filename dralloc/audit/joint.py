@@ -11,7 +11,6 @@ by group, and a group whose answer the verifier rejects is left out."""
 
 from __future__ import annotations
 
-import itertools
 import time
 from dataclasses import dataclass, field
 
@@ -148,11 +147,10 @@ def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[Resource
 def _decode(res: JointResult, solver: cp_model.CpSolver, nodes: list[_NodeModel],
             z: dict[tuple[str, str], cp_model.IntVar], groups: dict[str, Group], objs: ObjectSet,
             allocated: list[ResourceClaim], features: Features, variant: Variant) -> None:
-    counter = itertools.count()
     held = list(allocated)
     for nm in nodes:
         out = Outcome(Status.ERROR, "optimal", nm.node.name, [])
-        fill(out, nm.enc, *decode(nm.enc, solver, lambda: f"joint-share-{next(counter)}"))
+        fill(out, nm.enc, *decode(nm.enc, solver))
         for gkey, idx in nm.slots.items():
             if not solver.boolean_value(z[(gkey, nm.node.name)]):
                 continue

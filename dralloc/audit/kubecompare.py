@@ -19,8 +19,6 @@ from dralloc.io.loader import ObjectSet
 from dralloc.models import AllocationResult, Node, ResourceClaim
 from dralloc.solver import Outcome, allocate
 
-_FIXED_SHARE = "00000000-0000-0000-0000-000000000000"
-
 # rule broken by the cluster's answer -> the documented defect that produces it (spec §8)
 DEFECT_BY_RULE = {
     "match-attribute": "stale matchAttribute after backtracking (CT-8/T-21, scalar T-22)",
@@ -29,6 +27,7 @@ DEFECT_BY_RULE = {
     "double-allocation": "double allocation",
     "capacity": "counters/capacity of shared devices (T-12, T-41)",
     "all-devices": "All with a prioritized list or an invalid/incomplete pool (T-6..T-9)",
+    "consumed-capacity": "a capacity request Go holds as inf.Dec grows in place (quantity-dec-aliasing)",
 }
 
 
@@ -87,13 +86,13 @@ def _bare(u: Unit) -> list[ResourceClaim]:
 
 def _run(cluster: Cluster, u: Unit) -> Answer:
     """The Kubernetes search for the unit's claims on the cluster as it was then."""
-    return _answer(cluster.allocate(u.node, _bare(u), mode="replay", share_ids=lambda: _FIXED_SHARE))
+    return _answer(cluster.allocate(u.node, _bare(u), mode="replay"))
 
 
 def _run_with(objs: ObjectSet, u: Unit, held: list[ResourceClaim], features: Features, variant: Variant) -> Answer:
     """The same with other gates or another allocator variant."""
     return _answer(allocate(objs, u.node, _bare(u), allocated=held, features=features, mode="replay",
-                            variant=variant, share_ids=lambda: _FIXED_SHARE, admission=False))
+                            variant=variant, admission=False))
 
 
 def _answer(out: Outcome) -> Answer:

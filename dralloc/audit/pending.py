@@ -1,6 +1,7 @@
 """Pending pods: why are their claims not allocated, and what would help?
 
-For each pod with unallocated claims, in priority order:
+Pods of a gang are analysed as their gang (:mod:`dralloc.audit.gangs`).
+For each other pod with unallocated claims, in priority order:
 
 * the nodes where its claims fit now with the Kubernetes search
   (``allocate(mode="replay")``): the scheduler's answer was a false negative,
@@ -108,17 +109,23 @@ class _Pending:
 
 def analyse_pending(state: ClusterState, features: Features, variant: Variant | None,
                     budget: int = 400) -> tuple[list[Finding], list[dict[str, Any]]]:
+    from dralloc.audit.gangs import analyse_gangs
+
     pa = PendingAnalysis(state, features, variant, Budget(budget))
     held = state.allocated()
+    pending = _order(state.pending_pods())
+    gang_findings, gang_entries, in_gangs = analyse_gangs(pa, pending, held)
     todo = []
-    for pod in _order(state.pending_pods()):
+    for pod in pending:
+        if pod_key(pod) in in_gangs:
+            continue
         claims = state.claims_to_place(pod)
         nodes = pa.nodes(pod)
         now = [n.name for n in nodes if (o := pa.try_on(n, claims)) is not None and o.ok]
         todo.append(_Pending(pod, claims, nodes, now))
     joint = _joint(pa, todo, held)
-    findings: list[Finding] = []
-    entries: list[dict[str, Any]] = []
+    findings: list[Finding] = gang_findings
+    entries: list[dict[str, Any]] = gang_entries
     for p in todo:
         entry = _one(pa, p, held, joint, len(todo))
         entries.append(entry)

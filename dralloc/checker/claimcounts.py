@@ -53,8 +53,14 @@ def _one(claim: str, spec: RequestSpec, mine: list[DeviceRequestAllocationResult
         return [error("all-devices", claim, f"request {spec.name} asks for all devices, but no device on the "
                       "node matches it (Kubernetes fails such a request)", tuple(sorted(got)), (fp,))]
     missing = [w for w in want if w not in got]
+    out = []
     if missing:
-        return [error("all-devices", claim, f"request {spec.name} asks for all matching devices, but "
-                      f"{len(missing)} of {len(want)} are not allocated: {', '.join(missing)}",
-                      tuple(missing), (fp, FIELD))]
-    return []
+        out.append(error("all-devices", claim, f"request {spec.name} asks for all matching devices, but "
+                         f"{len(missing)} of {len(want)} are not allocated: {', '.join(missing)}",
+                         tuple(missing), (fp, FIELD)))
+    extra = sorted(got - set(want))
+    if extra:
+        out.append(error("all-devices", claim, f"request {spec.name} asks for all matching devices of the node, "
+                         f"which {', '.join(extra)} {'is' if len(extra) == 1 else 'are'} not one of",
+                         tuple(extra), (fp, FIELD)))
+    return out

@@ -8,18 +8,18 @@ node it is used on."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 
 from dralloc.checker.claimcounts import check_counts
+from dralloc.checker.config import check_config
 from dralloc.checker.constraints import DeviceAttrSource, check_constraints
+from dralloc.checker.fields import check_result_fields
 from dralloc.checker.finding import WARNING, Finding, error
 from dralloc.checker.nodesel import SelectorTermsError, describe, expected_selector, normal
 from dralloc.checker.shared import check_shared
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
-from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.pools import DeviceID, Pool, PoolDevice, gather_pools
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.inventory.requests import MAX_RESULTS, RequestSlot, RequestSpec
@@ -33,7 +33,6 @@ from dralloc.models import (
     ResourceClaimStatus,
     ResourceSlice,
 )
-from dralloc.quantity import Quantity
 
 Res = DeviceRequestAllocationResult
 
@@ -68,12 +67,13 @@ class ClaimContext:
 
 
 def _context(slices: list[ResourceSlice], classes: Sequence[DeviceClass], node: Node,
-             claim: ResourceClaim, features: Features, variant: Variant) -> tuple[ClaimContext | None, list[Finding]]:
+             claim: ResourceClaim, features: Features, variant: Variant,
+             pools: list[Pool] | None = None) -> tuple[ClaimContext | None, list[Finding]]:
     key = claim.key
     found: list[Finding] = []
     problem = None
     try:
-        problem = build_problem(slices, classes, node, [claim], [], features, variant)
+        problem = build_problem(slices, classes, node, [claim], [], features, variant, pools)
         pools = problem.pools
     except AllocationError as e:
         rule = "all-devices" if "asks for all devices" in str(e) else "claim-invalid"
@@ -110,7 +110,7 @@ def _locate(ctx: ClaimContext, r: Res, slices: list[ResourceSlice]) -> tuple[Poo
 
 
 def _device_findings(ctx: ClaimContext, r: Res, j: int, pd: PoolDevice, spec: RequestSpec,
-                     features: Features) -> list[Finding]:
+                     features: Features, variant: Variant) -> list[Finding]:
     out: list[Finding] = []
     lab, fp = label(r), f"status.allocation.devices.results[{j}]"
     assert ctx.problem is not None
@@ -123,30 +123,22 @@ def _device_findings(ctx: ClaimContext, r: Res, j: int, pd: PoolDevice, spec: Re
                 else "device-on-node" if "not available on node" in why else "selector")
         out.append(error(rule, ctx.key, f"device {lab} (request {r.request}) {why}",
                          (lab, f"DeviceClass {spec.device_class_name}"), (fp,)))
-    if features.device_taints and not r.admin_access:
+    if features.device_taints:  # admin access is no exception (DC-13)
         taint = untolerated_taint(pd.device.taints, spec.tolerations)
         if taint is not None:
             out.append(error("taint", ctx.key, f"device {lab} has taint {taint.key}={taint.value or ''}:"
                              f"{taint.effect} which request {r.request} does not tolerate", (lab,), (fp,)))
-    if r.share_id and pd.device.capacity:
-        want = {k: q.value for k, q in consumed_from_request(spec.capacity, pd.device.capacity).items()}
-        got = {k: q.value for k, q in (r.consumed_capacity or {}).items()}
-        if want != got:
-            out.append(error("capacity", ctx.key, f"share {r.share_id} of device {lab} records consumed "
-                             f"capacity {_qmap(got)}, request {r.request} consumes {_qmap(want)}",
-                             (lab,), (f"{fp}.consumedCapacity",)))
+    out.extend(check_result_fields(ctx.key, r, j, pd, spec, features, variant))
     return out
 
 
-def _qmap(m: Mapping[str, Fraction]) -> str:
-    return "{" + ", ".join(f"{k}: {Quantity(v, 'DecimalSI')}" for k, v in sorted(m.items())) + "}"
-
-
 def check_claim(slices: list[ResourceSlice], classes: Sequence[DeviceClass], node: Node, claim: ResourceClaim,
-                alloc: AllocationResult, features: Features, variant: Variant | None = None) -> list[Finding]:
-    """Every per-claim rule for ``claim`` allocated as ``alloc`` and used on ``node``."""
+                alloc: AllocationResult, features: Features, variant: Variant | None = None,
+                pools: list[Pool] | None = None) -> list[Finding]:
+    """Every per-claim rule for ``claim`` allocated as ``alloc`` and used on
+    ``node`` (``pools``: gathered from ``slices`` for ``node`` already)."""
     variant = variant or features.variant()
-    ctx, out = _context(slices, classes, node, claim, features, variant)
+    ctx, out = _context(slices, classes, node, claim, features, variant, pools)
     if ctx is None:
         return out
     results = list(alloc.devices.results or []) if alloc.devices else []
@@ -168,9 +160,11 @@ def check_claim(slices: list[ResourceSlice], classes: Sequence[DeviceClass], nod
                              "which the claim does not have", (label(r),),
                              (f"status.allocation.devices.results[{j}].request",)))
         if pd is not None and spec is not None:
-            out.extend(_device_findings(ctx, r, j, pd, spec, features))
+            out.extend(_device_findings(ctx, r, j, pd, spec, features, variant))
     if ctx.problem is not None:
-        out.extend(check_counts(ctx.key, ctx.problem.plans[0].slots, results))
+        slots = ctx.problem.plans[0].slots
+        out.extend(check_counts(ctx.key, slots, results))
+        out.extend(check_config(ctx.key, claim, slots, results, alloc.devices.config if alloc.devices else None))
     set_mode = variant is Variant.EXPERIMENTAL and features.list_type_attributes
     out.extend(check_constraints(ctx.key, claim.spec.devices.constraints or [], held, set_mode))
     if len(located) == len(results):
@@ -209,8 +203,12 @@ def verify_allocation(slices: list[ResourceSlice], classes: Iterable[DeviceClass
     if len(claims) != len(allocations):
         return [error("request", "", f"{len(claims)} claims but {len(allocations)} allocations")]
     fresh = [with_allocation(c, a) for c, a in zip(claims, allocations, strict=True)]
+    try:  # gathered once for all the claims of this node (read only)
+        pools: list[Pool] | None = gather_pools(slices, node, feats, variant or feats.variant())
+    except AllocationError:
+        pools = None  # each claim reports it
     for c, a in zip(claims, allocations, strict=True):
-        out.extend(check_claim(slices, cls, node, c, a, feats, variant))
+        out.extend(check_claim(slices, cls, node, c, a, feats, variant, pools))
     before = list(allocated)
     var = variant or feats.variant()
     known = {(f.rule, f.objects[:1]) for f in check_shared(slices, before, feats, var)}

@@ -70,30 +70,37 @@ def check_shared(slices: Iterable[ResourceSlice], claims: Iterable[ResourceClaim
 
 
 def _double(dev_id: DeviceID, holders: list[tuple[str, Res]], dev: Device | None, sharing: bool) -> list[Finding]:
+    """A device is held once, unless by admin access or as shares of a device
+    that allows multiple allocations; each share has its own ID."""
     lab = "/".join(dev_id)
     claims = sorted({k for k, _ in holders})
     objs = (lab, *(f"ResourceClaim {k}" for k in claims))
     fp = ("status.allocation.devices.results",)
+    multi = sharing and dev is not None and bool(dev.allow_multiple_allocations)
     out: list[Finding] = []
     seen: dict[str, int] = {}
     for k, r in holders:
-        seen[k] = seen.get(k, 0) + (0 if r.share_id else 1)
+        seen[k] = seen.get(k, 0) + (0 if multi and r.share_id else 1)
     for k, n in seen.items():
         if n > 1:
             out.append(error("double-allocation", k, f"device {lab} appears {n} times in the claim", objs, fp))
     users = [(k, r) for k, r in holders if not r.admin_access]
-    shares = [(k, r) for k, r in users if r.share_id]
-    exclusive = [(k, r) for k, r in users if not r.share_id]
-    multi = sharing and dev is not None and bool(dev.allow_multiple_allocations)
-    if shares and not multi:
-        why = "does not allow multiple allocations" if sharing else "cannot be shared (DRAConsumableCapacity off)"
-        out.append(error("double-allocation", shares[0][0], f"device {lab} is held as a share, but it {why}",
-                         objs, fp))
+    shares = [(k, r) for k, r in users if multi and r.share_id]
+    exclusive = [(k, r) for k, r in users if not (multi and r.share_id)]
     owners = sorted({k for k, _ in exclusive})
     if len(owners) > 1 or (exclusive and shares):
         who = ", ".join(sorted({k for k, _ in users}))
         out.append(error("double-allocation", owners[0], f"device {lab} is held by several claims ({who}) "
                          "without admin access or shared capacity", objs, fp))
+    ids: dict[str, list[str]] = {}
+    for k, r in holders:
+        if r.share_id:
+            ids.setdefault(r.share_id, []).append(k)
+    for sid, ks in sorted(ids.items()):
+        if len(ks) > 1:
+            out.append(error("share-id", ks[0], f"share ID {sid} of device {lab} is used by {len(ks)} results "
+                             f"({', '.join(sorted(ks))}); each share needs its own", objs,
+                             ("status.allocation.devices.results[].shareID",)))
     return out
 
 
@@ -108,10 +115,9 @@ def _capacity(dev_id: DeviceID, holders: list[tuple[str, Res]], dev: Device) -> 
     out = []
     for name, used in sorted(total.items()):
         cap = (dev.capacity or {}).get(name)
-        if cap is None:
-            out.append(error("capacity", holders[0][0], f"shares of device {lab} consume capacity {name}, "
-                             "which the device does not declare", (lab,)))
-        elif used > cap.value.value:
+        if cap is None:  # a capacity the device lacks: each such result is a consumed-capacity finding
+            continue
+        if used > cap.value.value:
             who = ", ".join(sorted({k for k, r in holders if r.share_id}))
             out.append(error("capacity", holders[0][0], f"the shares of device {lab} ({who}) consume "
                              f"{_q(used)} of capacity {name}, the device has {cap.value}",

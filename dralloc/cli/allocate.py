@@ -27,6 +27,7 @@ from dralloc.errors import InputError
 from dralloc.models import ResourceClaim
 from dralloc.solver.api import DEFAULT_MODE, MODES, allocate
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.shareids import POLICIES
 
 EXIT_OK, EXIT_UNSATISFIABLE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -41,6 +42,9 @@ def register(sub: Any) -> None:
     p.add_argument("--objective", help="optimal mode: comma-separated objectives, in priority order")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout")
+    p.add_argument("--share-ids", choices=POLICIES, default="derived",
+                   help="shareIDs of shared (consumable-capacity) devices: derived from the claim and result "
+                        "(default: the same inputs give the same output) or random UUIDs, as Kubernetes writes")
     add_compare_args(p)
     p.add_argument("--all-nodes", action="store_true",
                    help="try every Node in the files (as the scheduler's filter does, in its node order: zones "
@@ -97,7 +101,7 @@ def run_all_nodes(args: argparse.Namespace) -> int:
     fits = 0
     cluster = Cluster(objs, features=features, admission=admitted)
     for node, out in cluster.each_node(claims, mode=mode, time_limit=args.time_limit, compare=args.compare,
-                                       compare_time_limit=args.compare_time_limit):
+                                       compare_time_limit=args.compare_time_limit, share_ids=args.share_ids):
         if out.status is Status.ALLOCATED:
             fits += 1
             devs = [f"{r.request}={r.pool}/{r.device}" for a in out.allocations or []
@@ -118,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     objs, node, claims, features, admitted, variant = resolve(args)
     mode = args.mode
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit, admission=admitted, compare=args.compare,
+                   time_limit=args.time_limit, share_ids=args.share_ids, admission=admitted, compare=args.compare,
                    compare_time_limit=args.compare_time_limit, variant=variant)
     if args.explain:
         print(str(out), file=sys.stderr)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from dralloc.cli.inputs import add_input_args, read, warn
 from dralloc.errors import InputError
@@ -26,13 +25,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--template", help="add-nodes: the node to add copies of")
     p.add_argument("--template-file", action="append", default=[], metavar="FILE",
                    help="add-nodes: a node type (Node + slices) not part of the cluster; repeat for a sweep")
+    p.add_argument("--add", type=int, default=0, metavar="N",
+                   help="fit: what if N copies of --template NODE (or of the --template-file node or block) are added")
     p.add_argument("--policy", choices=POLICIES, default="first", help="node choice of the first-fit simulation: first feasible by name, or the feasible node with the most / least DRA utilisation (as cluster-autoscaler computes it)")
     p.add_argument("--time-limit", type=float, help="CP-SAT time limit per model, seconds")
     p.add_argument("--workers", type=int, default=2, help="CP-SAT workers and sweep processes")
     p.add_argument("--scheduler", help="run sweeps on this Dask scheduler (tcp://host:port)")
     p.add_argument("-o", "--output", choices=("table", "yaml", "json"), default="table")
-    p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, PREFIX-utilisation.png, PREFIX-occupancy.png)")
+    p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, PREFIX-workloads.png, "
+                                 "PREFIX-nodes.png, PREFIX-utilisation.png, PREFIX-occupancy.png, as the question "
+                                 "calls for; the files written are listed on stderr)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
+    p.add_argument("--timings", action="store_true",
+                   help="also print how long each model took (wall-clock: left out by default, so that the "
+                        "same inputs always print the same bytes)")
     add_input_args(p)
     p.set_defaults(func=run)
 
@@ -51,8 +57,10 @@ def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
 def run(args: argparse.Namespace) -> int:
     from dralloc.planner.report.tables import render
 
+    if args.add < 0:
+        raise InputError(f"--add {args.add}: give a number of copies, 0 or more")
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
-                   template=args.template, progress=args.progress)
+                   template=args.template, progress=args.progress, add=args.add)
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
         answers = _sweep(args, opts)
     else:
@@ -63,24 +71,15 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--template-file {args.template_file[0]}: no Node in it")
             opts.template = opts.template or tmpl.nodes[0].name
         answers = [answer(args.question, objs, opts, tmpl)]
-        if args.png:
-            _pictures(args, answers)
-    print(render(answers, args.output))
+    print(render(answers, args.output, args.timings))
     sys.stdout.flush()
+    if args.png:
+        _pictures(args, answers)
     return 0
 
 
 def _pictures(args: argparse.Namespace, answers: list[Answer]) -> None:
     from dralloc.planner.report import plots
 
-    prefix = Path(args.png)
-    if prefix.suffix == ".png":  # "report.png" -> report-compare.png, report-occupancy.png, ...
-        prefix = prefix.with_suffix("")
-    plots.compare(answers, f"{prefix}-compare.png")
-    a = answers[0]
-    util = a.detail.get("utilisation")
-    if util:
-        plots.utilisation(util, f"{prefix}-utilisation.png")
-    if a.cluster is not None and a.question in ("layout", "fragmentation"):
-        assignment = a.detail.get("assignment") if a.question == "layout" else None
-        plots.occupancy(a.cluster, assignment, f"{prefix}-occupancy.png")
+    for path in plots.write_all(answers, args.png):
+        print(f"wrote {path}", file=sys.stderr)

@@ -11,7 +11,7 @@ allocator's pool gathering and allocated state ever look at for that node."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from dralloc.io.loader import ObjectSet, load
 from dralloc.models import Node, Pod, ResourceClaim, TypedObject
 from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.shareids import ShareIDPolicy
 from dralloc.validation.admission import admit, admit_object
 
 ClaimsArg = Iterable[ResourceClaim | str] | None
@@ -72,7 +73,7 @@ class Cluster(ClusterStore):
 
     def allocate(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None,
                  mode: str | None = None, objective: str | None = None, time_limit: float | None = None,
-                 share_ids: Callable[[], str] | None = None, verify: bool = True, compare: str = "auto",
+                 share_ids: ShareIDPolicy = None, verify: bool = True, compare: str = "auto",
                  compare_time_limit: float | None = None) -> Outcome:
         """Allocate ``claims`` (objects or ``namespace/name`` keys), or the
         claims of ``pod``, together on ``node``, as :func:`dralloc.solver.allocate`

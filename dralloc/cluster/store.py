@@ -22,11 +22,13 @@ from dralloc.models import (
     Node,
     ObjectMeta,
     Pod,
+    PodGroup,
     ResourceClaim,
     ResourceClaimStatus,
     ResourceClaimTemplate,
     ResourceSlice,
     TypedObject,
+    Workload,
 )
 from dralloc.validation.admission import admit_object
 
@@ -83,6 +85,8 @@ class ClusterStore:
                 self._templates[_ns_key(obj)] = obj
             elif isinstance(obj, Pod):
                 self._pods[_ns_key(obj)] = obj
+            elif isinstance(obj, (Workload, PodGroup)):
+                continue   # gangs (scheduling.k8s.io) do not change what the allocator sees
             else:
                 raise InputError(f"a cluster holds no {type(obj).__name__} objects")
 

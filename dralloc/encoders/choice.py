@@ -10,7 +10,7 @@ from dralloc.encoders.model import Encoding, Option
 from dralloc.errors import AllocationError
 from dralloc.inventory.candidates import request_candidates
 from dralloc.inventory.pools import PoolDevice
-from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
+from dralloc.inventory.requests import MAX_RESULTS, ClaimPlan, RequestSpec
 
 
 def _candidates(enc: Encoding, spec: RequestSpec) -> tuple[list[PoolDevice], dict[str, int]]:
@@ -22,10 +22,47 @@ def _candidates(enc: Encoding, spec: RequestSpec) -> tuple[list[PoolDevice], dic
         raise NeedsReplay(f"Kubernetes' answer depends on its evaluation order ({e})") from None
 
 
+def countable(plan: ClaimPlan) -> bool:
+    """One plain request for exactly one device and no constraints: copies of
+    such a claim differ only in the device each takes."""
+    if len(plan.slots) != 1 or plan.constraints:
+        return False
+    spec = plan.slots[0].plain
+    return spec is not None and not spec.is_all and spec.num_devices == 1 and not spec.admin
+
+
+def _add_counted(enc: Encoding, plan: ClaimPlan, most: int) -> None:
+    """Up to ``most`` copies of ``plan``: a device set, one copy per device."""
+    if not countable(plan):
+        raise ValueError(f"claim {plan.key} cannot be counted: it is not one request for one device")
+    m = enc.model
+    sat = m.NewBoolVar(f"sat[{plan.key}]")
+    enc.sat.append(sat)
+    spec = plan.slots[0].plain
+    assert spec is not None
+    opt = Option((plan.index, 0, 0), spec, sat)
+    enc.options[opt.key] = opt
+    opt.devices = []
+    cands, opt.excluded = _candidates(enc, spec)
+    opt.devices = [(pd, m.NewBoolVar(f"x[{plan.key}|{spec.name}|{pd.label}]")) for pd in cands]
+    count = enc.counts[plan.index] = m.NewIntVar(0, min(most, len(cands)), f"count[{plan.key}]")
+    m.Add(count == sum(v for _, v in opt.devices))
+    m.Add(count >= 1).OnlyEnforceIf(sat)
+    m.Add(count == 0).OnlyEnforceIf(sat.Not())
+
+
+def candidates(enc: Encoding, spec: RequestSpec) -> list[PoolDevice]:
+    """The devices ``spec`` may take in this call (as the choices encode them)."""
+    return _candidates(enc, spec)[0]
+
+
 def add_choices(enc: Encoding) -> None:
     m = enc.model
     for plan in enc.problem.plans:
         c = plan.index
+        if c in enc.counted:
+            _add_counted(enc, plan, enc.counted[c])
+            continue
         sat = m.NewBoolVar(f"sat[{plan.key}]")
         if not enc.optional_claims:
             m.Add(sat == 1)

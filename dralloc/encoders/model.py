@@ -4,7 +4,10 @@ Variables (readable names):
 * ``opt[c,r,s]`` — claim c's request r uses alternative s (plain requests have
   one alternative, fixed when the claim must be satisfied);
 * ``x[c,r,s|device]`` — that alternative takes the device;
-* ``sat[c]`` — claim c is allocated (fixed true unless claims are optional).
+* ``sat[c]`` — claim c is allocated (fixed true unless claims are optional);
+* ``count[c]`` — for a *counted* claim (one request for exactly one device,
+  no constraints), how many identical copies of it are allocated: its
+  option's device literals sum to the count, each device at most once.
 
 Constraint families live in one module each (``choice``, ``devices``,
 ``counters``, ``attributes``). Every family can be guarded by an assumption
@@ -41,6 +44,10 @@ class Encoding:
     assumptions: dict[str, cp_model.IntVar] = field(default_factory=dict)  # label -> literal
     use_assumptions: bool = False
     optional_claims: bool = False
+    # counted claims (the planner): claim index -> at most this many identical
+    # copies, each asking for one device; ``counts`` holds how many are allocated
+    counted: dict[int, int] = field(default_factory=dict)
+    counts: dict[int, cp_model.IntVar] = field(default_factory=dict)
 
     def guard(self, label: str) -> list[cp_model.IntVar]:
         """The enforcement literals for a constraint family member (empty when

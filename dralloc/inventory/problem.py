@@ -32,11 +32,14 @@ class Problem:
 
 def build_problem(slices: list[ResourceSlice], classes: Iterable[DeviceClass], node: Node,
                   claims: list[ResourceClaim], allocated_claims: Iterable[ResourceClaim],
-                  features: Features, variant: Variant | None = None) -> Problem:
+                  features: Features, variant: Variant | None = None, pools: list[Pool] | None = None) -> Problem:
     """Gather pools, record allocated state, validate the claims. Raises
-    :class:`~dralloc.errors.AllocationError` where Kubernetes fails fatally."""
+    :class:`~dralloc.errors.AllocationError` where Kubernetes fails fatally.
+    ``pools``: the pools already gathered from ``slices`` for ``node`` (read
+    only; saves gathering them again for every claim of one node)."""
     variant = variant or features.variant()
-    pools = gather_pools(slices, node, features, variant)
+    if pools is None:
+        pools = gather_pools(slices, node, features, variant)
     allocated = list(allocated_claims)
     state = AllocatedState.from_claims(allocated, features, variant)
     selectable = Selectability(node, features, variant)

@@ -36,10 +36,12 @@ from dralloc.models import (
     DeviceClass,
     Node,
     Pod,
+    PodGroup,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
     TypedObject,
+    Workload,
 )
 
 # libyaml's safe loader when PyYAML has it (about 10x faster on cluster dumps)
@@ -91,6 +93,8 @@ class ObjectSet:
     templates: list[ResourceClaimTemplate] = field(default_factory=list)
     nodes: list[Node] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)
+    workloads: list[Workload] = field(default_factory=list)
+    pod_groups: list[PodGroup] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)    # documents of kinds dralloc does not read
     replaced: list[str] = field(default_factory=list)   # duplicates replaced (last_wins)
@@ -110,6 +114,7 @@ class ObjectSet:
         return {  # type: ignore[return-value]
             ResourceSlice: self.slices, DeviceClass: self.classes, ResourceClaim: self.claims,
             ResourceClaimTemplate: self.templates, Node: self.nodes, Pod: self.pods,
+            Workload: self.workloads, PodGroup: self.pod_groups,
         }[type(obj)]
 
     def add(self, obj: TypedObject, where: str = "") -> None:
@@ -143,6 +148,8 @@ class ObjectSet:
         yield from self.templates
         yield from self.nodes
         yield from self.pods
+        yield from self.workloads
+        yield from self.pod_groups
 
     @property
     def warnings(self) -> list[str]:

@@ -11,10 +11,12 @@ from dralloc.models import (
     DeviceClass,
     Node,
     Pod,
+    PodGroup,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
     TypedObject,
+    Workload,
 )
 
 Converter = Callable[[dict[str, Any]], dict[str, Any]]
@@ -26,6 +28,8 @@ MODELS: dict[str, type[TypedObject]] = {
     "ResourceClaimTemplate": ResourceClaimTemplate,
     "Node": Node,
     "Pod": Pod,
+    "Workload": Workload,
+    "PodGroup": PodGroup,
 }
 
 # Kinds without a namespace (the API server clears metadata.namespace on them);
@@ -36,7 +40,11 @@ RESOURCE_GROUP = "resource.k8s.io"
 _CONVERTERS: dict[tuple[str, str], Converter] = {}
 _ACCEPTED: set[tuple[str, str]] = {
     ("resource.k8s.io/v1", k) for k in ("ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate")
-} | {("v1", "Node"), ("v1", "Pod")}
+} | {("v1", "Node"), ("v1", "Pod")} | {
+    # gang scheduling (KEP-4671): Workload with pod groups in 1.35, PodGroup objects in 1.36
+    ("scheduling.k8s.io/v1alpha1", "Workload"), ("scheduling.k8s.io/v1alpha2", "Workload"),
+    ("scheduling.k8s.io/v1alpha2", "PodGroup"),
+}
 
 
 def register_converter(api_version: str, kind: str, fn: Converter) -> None:

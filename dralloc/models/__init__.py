@@ -11,7 +11,9 @@ from dralloc.models.core import (
     ObjectMeta,
     Pod,
     PodResourceClaim,
+    PodSchedulingGroup,
     TypedObject,
+    WorkloadReference,
 )
 from dralloc.models.resource import (
     AllocationResult,
@@ -45,6 +47,13 @@ from dralloc.models.resource import (
     ResourceSlice,
     ResourceSliceSpec,
 )
+from dralloc.models.scheduling import (
+    GangSchedulingPolicy,
+    PodGroup,
+    PodGroupPolicy,
+    PodGroupResourceClaim,
+    Workload,
+)
 
 __all__ = [
     "AllocationResult", "CapacityRequestPolicy", "CapacityRequirements", "Container", "Counter",
@@ -54,7 +63,8 @@ __all__ = [
     "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
     "DeviceToleration", "ExactDeviceRequest", "K8sModel", "Node", "NodeSelector",
     "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OpaqueDeviceConfiguration",
-    "OpenModel", "Pod", "PodResourceClaim", "QuantityField", "ResourceClaim",
+    "GangSchedulingPolicy", "OpenModel", "Pod", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
+    "PodResourceClaim", "PodSchedulingGroup", "QuantityField", "ResourceClaim",
     "ResourceClaimSpec", "ResourceClaimStatus", "ResourceClaimTemplate", "ResourcePool",
-    "ResourceSlice", "ResourceSliceSpec", "TypedObject",
+    "ResourceSlice", "ResourceSliceSpec", "TypedObject", "Workload", "WorkloadReference",
 ]

@@ -93,10 +93,27 @@ class Container(OpenModel):
     resources: ContainerResources | None = None
 
 
+class WorkloadReference(OpenModel):
+    """``spec.workloadRef`` (Kubernetes 1.35, scheduling.k8s.io/v1alpha1): the
+    Workload, its pod group, and the replica of that group the pod is in."""
+
+    name: str = ""
+    pod_group: str = ""
+    pod_group_replica_key: str | None = None
+
+
+class PodSchedulingGroup(OpenModel):
+    """``spec.schedulingGroup`` (Kubernetes 1.36, scheduling.k8s.io/v1alpha2)."""
+
+    pod_group_name: str | None = None
+
+
 class PodSpec(OpenModel):
     node_name: str | None = None
     priority: int | None = None
     resource_claims: list[PodResourceClaim] | None = None
+    workload_ref: WorkloadReference | None = None
+    scheduling_group: PodSchedulingGroup | None = None
     containers: list[Container] = Field(default_factory=list)
     init_containers: list[Container] | None = None
 

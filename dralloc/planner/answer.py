@@ -17,6 +17,7 @@ class Answer:
     gap: int | None = None
     detail: dict[str, Any] = field(default_factory=dict)
     cluster: Cluster | None = field(default=None, repr=False)   # for pictures; not serialised
+    sources: dict[str, Any] = field(default_factory=dict, repr=False)   # for pictures; not serialised
 
     def as_dict(self) -> dict[str, Any]:
         return {"question": self.question, "firstFit": self.first_fit, "optimal": self.optimal,

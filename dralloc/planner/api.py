@@ -14,7 +14,9 @@ from dralloc.models import Node
 from dralloc.planner.answer import Answer
 from dralloc.planner.questions.fragmentation import fragmentation
 from dralloc.planner.questions.general import add_nodes_answer, fit_answer
+from dralloc.planner.questions.grow import Grower, unit_from
 from dralloc.planner.questions.pattern import add_nodes, fit, layout
+from dralloc.planner.questions.repack import mixed_fragmentation
 from dralloc.planner.view.cluster import Cluster, build_cluster
 from dralloc.planner.view.demand import Demand, demand_from
 from dralloc.planner.view.pods import PodsDemand, pods_demand
@@ -31,6 +33,7 @@ class Options:
     template: str | None = None        # node name for add-nodes
     gates: tuple[str, ...] = DEFAULT_GATES
     progress: bool = False
+    add: int = 0                       # fit: with this many copies of the template (node or block) added
 
 
 def load_objects(paths: Sequence[str], strict: bool = False, last_wins: bool = False) -> ObjectSet:
@@ -63,6 +66,13 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     objs = admit(objs)
     template_objs = admit(template_objs) if template_objs is not None else None
     feats = Features.from_gates(opts.gates)
+    if opts.add:
+        if question != "fit":
+            raise InputError(f"--add answers fit with added nodes; for {question} leave it out")
+        objs = Grower(objs, unit_from(objs, template_objs, opts.template)).with_k(opts.add)
+        template_objs = None
+    if question == "fragmentation" and (pending := pods_demand(objs)).pods and not pending.simple():
+        return mixed_fragmentation(objs, pending, feats, opts.time_limit, opts.workers, opts.progress)
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=_progress(opts.progress))
         empty = build_cluster(without_allocations(objs), Demand(), feats)
@@ -72,7 +82,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     general = pods_demand(objs)
     if not general.pods:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
-    if not general.simple():
+    if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1):
         return _ask_general(question, objs, general, opts, template_objs)
     demand = demand_from(objs)
     if not demand.workloads:

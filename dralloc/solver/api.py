@@ -7,7 +7,7 @@ Python are defaulted and validated exactly like objects read from files."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from dralloc.checker.rules import verify_allocation
 from dralloc.errors import AllocationError, InputError
@@ -17,6 +17,8 @@ from dralloc.io.loader import ObjectSet
 from dralloc.models import Node, ObjectMeta, ResourceClaim, TypedObject
 from dralloc.solver.outcome import COMPARE, Outcome, Status
 from dralloc.solver.replay_run import run_replay
+from dralloc.solver.shareids import ShareIDPolicy
+from dralloc.solver.shareids import share_ids as make_share_ids
 from dralloc.validation.admission import admit, admit_object
 
 MODES = ("replay", "first-fit", "optimal")
@@ -80,7 +82,7 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
              claims: Iterable[ResourceClaim | str], allocated: Iterable[ResourceClaim] | None = None,
              features: Features | Iterable[str] | None = None, mode: str = DEFAULT_MODE,
              variant: Variant | str | None = None, objective: str | None = None,
-             time_limit: float | None = None, share_ids: Callable[[], str] | None = None,
+             time_limit: float | None = None, share_ids: ShareIDPolicy = None,
              verify: bool = True, admission: bool = True, compare: str = "auto",
              compare_time_limit: float | None = None) -> Outcome:
     """Allocate ``claims`` together on ``node``, as the Kubernetes scheduler
@@ -95,8 +97,11 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     in ``objects`` that has an allocation and is not being allocated. ``mode``
     is ``first-fit`` (Kubernetes' answer through CP-SAT, the default),
     ``replay`` (the Kubernetes search, step by step) or ``optimal`` (CP-SAT
-    with ``objective``). Every answer is checked by the independent verifier
-    unless ``verify`` is False (``Outcome.verified``).
+    with ``objective``). Shares of shared devices get IDs by ``share_ids``:
+    ``derived`` (default: the same inputs give the same IDs), ``random``
+    (fresh UUIDs, as Kubernetes), or a callable returning each ID in turn.
+    Every answer is checked by the independent verifier unless ``verify`` is
+    False (``Outcome.verified``).
 
     ``time_limit`` bounds CP-SAT, or for replay acts as the scheduler's filter
     timeout (without one the replay stops after 10 s and says so). first-fit
@@ -108,6 +113,7 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     if compare not in COMPARE:
         raise InputError(f"unknown compare {compare!r}; choose one of {', '.join(COMPARE)}")
+    make = make_share_ids(share_ids)
     objs = _objects(objects, admission)
     feats = Features.of(features)
     var = Variant(variant) if variant is not None else feats.variant()
@@ -125,11 +131,11 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
         base.error = str(e)
         return base
     if mode == "replay":
-        out = run_replay(problem, base, share_ids, time_limit)
+        out = run_replay(problem, base, make, time_limit)
     else:
         from dralloc.solver.cpsat import solve  # OR-Tools only when asked for
 
-        out = solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=share_ids,
+        out = solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=make,
                     compare=compare, compare_time_limit=compare_time_limit)
     if verify:
         check_answer(objs, problem, out)

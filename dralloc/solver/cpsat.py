@@ -12,8 +12,6 @@
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Callable
 
 from ortools.sat.python import cp_model
 
@@ -29,23 +27,21 @@ from dralloc.solver.outcome import REPLAY_NOTE, KubernetesAnswer, Outcome, Statu
 from dralloc.solver.replay import Chosen
 from dralloc.solver.replay_run import run_replay
 from dralloc.solver.results import build_allocation
+from dralloc.solver.search import fixed_search
+from dralloc.solver.shareids import ShareIDs, derived
 
 
-def _params(first_fit: bool, time_limit: float) -> cp_model.CpSolver:
+def _params(first_fit: bool, time_limit: float | None) -> cp_model.CpSolver:
+    if first_fit:
+        return fixed_search(time_limit)
     solver = cp_model.CpSolver()
     p = solver.parameters
-    if first_fit:
-        p.search_branching = cp_model.FIXED_SEARCH
-        p.num_workers = 1
-        p.cp_model_presolve = False
-        p.stop_after_first_solution = True
-    else:
-        p.num_workers = 2
-    p.max_time_in_seconds = float(time_limit)
+    p.num_workers = 2
+    p.max_time_in_seconds = limit_or_default(time_limit)
     return solver
 
 
-def decode(enc: Encoding, solver: cp_model.CpSolver, share_ids: Callable[[], str]) -> tuple[
+def decode(enc: Encoding, solver: cp_model.CpSolver) -> tuple[
         list[list[Chosen]], dict[tuple[int, int], int], list[bool]]:
     """Chosen devices per claim in result order, chosen alternatives, claim satisfied."""
     chosen: list[list[Chosen]] = [[] for _ in enc.problem.plans]
@@ -64,17 +60,18 @@ def decode(enc: Encoding, solver: cp_model.CpSolver, share_ids: Callable[[], str
             if (p.features.consumable_capacity and pd.device.allow_multiple_allocations
                     and p.variant.value != "stable"):
                 ch.consumed = consumed_from_request(o.spec.capacity, pd.device.capacity)
-                ch.share_id = share_ids()
+                ch.multi = True
             chosen[c].append(ch)
     sat = [solver.BooleanValue(v) for v in enc.sat]
     return chosen, selected, sat
 
 
 def fill(out: Outcome, enc: Encoding, chosen: list[list[Chosen]], selected: dict[tuple[int, int], int],
-         sat: list[bool]) -> None:
+         sat: list[bool], share_ids: ShareIDs = derived) -> None:
     p = enc.problem
     out.allocations = [
-        build_allocation(plan, chosen[plan.index], selected, p.node, p.features, p.variant) if sat[plan.index]
+        build_allocation(plan, chosen[plan.index], selected, p.node, p.features, p.variant, share_ids)
+        if sat[plan.index]
         else build_allocation(plan, [], {}, p.node, p.features, p.variant).model_copy(update={"devices": None})
         for plan in p.plans
     ]
@@ -89,11 +86,10 @@ def first_fit_solve(enc: Encoding, time_limit: float) -> tuple[cp_model.CpSolver
 
 
 def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = None,
-          time_limit: float | None = None, share_ids: Callable[[], str] | None = None,
+          time_limit: float | None = None, share_ids: ShareIDs = derived,
           compare: str = "auto", compare_time_limit: float | None = None) -> Outcome:
     """``compare`` (first-fit): what to find out about Kubernetes' own answer
     (:func:`dralloc.solver.compare.compare_with_kubernetes`)."""
-    ids = share_ids or (lambda: str(uuid.uuid4()))
     t0 = time.perf_counter()
     try:
         enc = encode(problem, optional_claims=(mode == "optimal" and _wants_optional(objective)))
@@ -102,14 +98,14 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
     if mode == "optimal":
         from dralloc.solver.optimal import optimize
 
-        return optimize(enc, out, objective, time_limit, ids)
+        return optimize(enc, out, objective, time_limit, share_ids)
     limit = limit_or_default(time_limit)
     solver, status = first_fit_solve(enc, limit)
     out.solver = {"status": solver.StatusName(status), "wall_time_s": round(time.perf_counter() - t0, 6),
                   "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         try:
-            fill(out, enc, *decode(enc, solver, ids))
+            fill(out, enc, *decode(enc, solver), share_ids)
         except AllocationError as e:
             out.status, out.error, out.allocations = Status.ERROR, str(e), None
     elif status == cp_model.INFEASIBLE:
@@ -129,7 +125,7 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
     return out
 
 
-def _by_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | None, why: str,
+def _by_replay(problem: Problem, out: Outcome, share_ids: ShareIDs, why: str,
                time_limit: float | None) -> Outcome:
     """The encoding cannot answer (``why``): a selector fails on some device
     (which error Kubernetes reports, or whether it reaches that device at all,

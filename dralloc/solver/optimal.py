@@ -16,7 +16,6 @@ Objectives
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -27,6 +26,7 @@ from dralloc.errors import InputError
 from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
 from dralloc.solver.limits import Deadline, stopped
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.shareids import ShareIDs
 
 OBJECTIVES = ("claims", "devices", "best-fit", "fragmentation")
 SCALE = 1000
@@ -110,7 +110,7 @@ def _share(amount: Fraction, total: Fraction) -> Fraction:
 
 
 def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: float | None,
-             share_ids: Callable[[], str]) -> Outcome:
+             share_ids: ShareIDs) -> Outcome:
     """The objectives in order, first-fit's answer as hint and floor, all
     within one time budget (``time_limit``, or the default)."""
     names = [n.strip() for n in (objective or "claims,best-fit").split(",") if n.strip()]
@@ -123,28 +123,32 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         hint = {v.Index(): ff_solver.Value(v) for v in _all_vars(enc)}
     enc.model.ClearHints()
     enc.model.proto.search_strategy.clear()
-    solver, status, report = _lexicographic(enc, names, hint, deadline, out)
-    out.solver = {"objectives": report, "wall_time_s": round(time.perf_counter() - t0, 6)}
-    if solver is not None and status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        fill(out, enc, *decode(enc, solver, share_ids))
+    found, status, report = _lexicographic(enc, names, hint, deadline)
+    out.solver = {"objectives": report}
+    if found is not None:
+        if len(report) < len(names):
+            out.notes.append(f"objective {names[len(report)]} gave no answer in time: the answer is the best "
+                             f"for {', '.join(r['objective'] for r in report)}")  # type: ignore[misc]
+        fill(out, enc, *decode(enc, _canonical(enc, found, deadline, report, out)), share_ids)
     elif ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        fill(out, enc, *decode(enc, ff_solver, share_ids))
+        fill(out, enc, *decode(enc, ff_solver), share_ids)
         out.notes.append(f"{stopped(deadline.limit, 'optimal search')} without an answer: first-fit's "
                          "answer returned")
-    elif ff_status == cp_model.UNKNOWN or status == cp_model.UNKNOWN:
+    elif cp_model.UNKNOWN in (ff_status, status):
         out.status, out.error = Status.ERROR, stopped(deadline.limit, "CP-SAT") + " without an answer"
     else:
         out.status = Status.UNSATISFIABLE
+    out.solver["wall_time_s"] = round(time.perf_counter() - t0, 6)
     return out
 
 
-def _lexicographic(enc: Encoding, names: list[str], hint: dict[int, int] | None, deadline: Deadline,
-                   out: Outcome) -> tuple[cp_model.CpSolver | None, Any, list[dict[str, object]]]:
-    """Each objective in turn, the previous ones fixed at their optimum; an
-    objective not proven in time ends the sequence (and says so)."""
+def _lexicographic(enc: Encoding, names: list[str], hint: dict[int, int] | None,
+                   deadline: Deadline) -> tuple[cp_model.CpSolver | None, Any, list[dict[str, object]]]:
+    """Each objective in turn, the previous ones kept at their value (proven)
+    or at least at it (stopped by the time limit)."""
     report: list[dict[str, object]] = []
-    solver: cp_model.CpSolver | None = None
-    status = cp_model.UNKNOWN
+    found: cp_model.CpSolver | None = None
+    status: Any = cp_model.UNKNOWN
     for name in names:
         terms, maximize = _terms(enc, name)
         expr = sum(w * v for w, v in terms)
@@ -157,18 +161,40 @@ def _lexicographic(enc: Encoding, names: list[str], hint: dict[int, int] | None,
         status = solver.Solve(enc.model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
+        found = solver
         val = round(solver.ObjectiveValue())
         bound = round(solver.BestObjectiveBound())
         report.append({"objective": name, "value": val, "bound": bound, "gap": abs(bound - val),
                        "status": solver.StatusName(status)})
-        if status != cp_model.OPTIMAL:
-            out.notes.append(f"{stopped(deadline.limit, 'optimal search')}: objective {name} not proven "
-                             f"(value {val}, bound {bound}); later objectives not tried")
-            break
-        enc.model.Add(expr == val)
+        # keep this objective's value (proven) or at least it (time limit) for the next ones
+        enc.model.Add(expr == val if status == cp_model.OPTIMAL else expr >= val if maximize else expr <= val)
         hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
         enc.model.ClearHints()
-    return solver, status, report
+    return found, status, report
+
+
+def _canonical(enc: Encoding, found: cp_model.CpSolver, deadline: Deadline,
+               report: list[dict[str, object]], out: Outcome) -> cp_model.CpSolver:
+    """The tie-break among equally good answers: of all the answers whose
+    objective values equal (or, after a time limit, are at least as good as)
+    the ones found, the first in Kubernetes' search order -- the same fixed,
+    single-worker search as first-fit, under the objectives' constraints. The
+    answer then depends on the inputs only, not on which optimum the parallel
+    search met first."""
+    enc.model.ClearObjective()
+    enc.model.ClearHints()
+    solver, status = first_fit_solve(enc, deadline.left())
+    out.solver["tie_break"] = {"status": solver.StatusName(status), "wall_time_s": round(solver.WallTime(), 6),
+                               "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        proven = all(r["status"] == "OPTIMAL" for r in report)
+        if not proven:
+            out.notes.append(f"{stopped(deadline.limit, 'optimal search')} before it proved its answer: "
+                             "another run may find a different one")
+        return solver
+    out.notes.append(f"{stopped(deadline.limit, 'tie-break among equal answers')}: this is one of them, "
+                     "another run may return another")
+    return found
 
 
 def _all_vars(enc: Encoding) -> list[cp_model.IntVar]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 import time
-import uuid
 from bisect import bisect_left
 from collections.abc import Callable
 from fractions import Fraction
@@ -77,7 +76,7 @@ class ReplaySearch:
     returning True at a checkpoint)."""
 
     def __init__(self, problem: Problem, step_limit: int | None = None,
-                 share_ids: Callable[[], str] | None = None, time_limit: float | None = None,
+                 time_limit: float | None = None,
                  checkpoint: Callable[[ReplaySearch], bool] | None = None) -> None:
         self.p = problem
         self.started = time.monotonic()
@@ -90,7 +89,7 @@ class ReplaySearch:
         self.multi_ok = self.features.consumable_capacity and self.variant is not Variant.STABLE
         self.steps = 0
         self.results: list[list[Chosen]] = [[] for _ in problem.plans]
-        self.capacity = CapacityBook(problem, share_ids or (lambda: str(uuid.uuid4())))
+        self.capacity = CapacityBook(problem)
         self.counters = CounterLedger(problem.state, problem.pools)
         self.first_seen: dict[str, int] = {}      # event -> step it first fired at
         set_mode = self.variant is Variant.EXPERIMENTAL and self.features.list_type_attributes
@@ -276,7 +275,7 @@ class ReplaySearch:
             return None
         if not multi:
             self.holders[idx].add(c)
-        chosen = Chosen(req, pd, idx, None, None, None, counted, multi, len(self.results[c]))
+        chosen = Chosen(req, pd, idx, None, None, counted, multi, len(self.results[c]))
         if self.multi_ok:
             if not self.capacity.fits(req, pd):
                 self._leak(counted, "capacity", pd)

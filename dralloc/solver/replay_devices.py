@@ -4,7 +4,6 @@ allocations), quirks included (T-12, T-41, the inf.Dec aliasing)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -30,24 +29,22 @@ class Chosen:
     req: RequestSpec
     pd: PoolDevice
     idx: int = -1          # the device's position among the search's candidates
-    share_id: str | None = None
     consumed: dict[str, Quantity] | None = None
     shared: dict[str, RequestCell] | None = None  # consumed entries that are the request itself (inf.Dec)
     counted: bool = False  # its counters were added to the ledger
-    multi: bool = False    # a share of a device that allows multiple allocations
+    multi: bool = False    # a share of a device that allows multiple allocations (gets a share ID)
     n_before: int = 0      # results the claim held before this one
 
 
 class CapacityBook:
     """Committed and tentative capacity of shared devices during one call."""
 
-    def __init__(self, problem: Problem, share_ids: Callable[[], str]) -> None:
+    def __init__(self, problem: Problem) -> None:
         self.committed = problem.state.aggregated
         self.tentative: dict[DeviceID, dict[str, Fraction]] = {}
         self.active: dict[DeviceID, int] = {}   # shares this call holds now, per device
         self.cells: dict[tuple[int, int, int], dict[str, RequestCell] | None] = {}
         self._static: dict[tuple[tuple[int, int, int], DeviceID], bool] = {}  # verdicts without tentative use
-        self._new_share_id = share_ids
 
     def _cells(self, req: RequestSpec) -> dict[str, RequestCell] | None:
         """The claim request's capacity requests as Go holds them (None when
@@ -91,7 +88,7 @@ class CapacityBook:
             chosen.consumed, chosen.shared = consumed_from_request_live(cells, dev.capacity)
         else:
             chosen.consumed = consumed_from_request(req.capacity, dev.capacity)
-        chosen.share_id = self._new_share_id()
+        chosen.multi = True  # its share ID comes with the results (dralloc.solver.shareids)
         pid = chosen.pd.id
         tent = self.tentative.setdefault(pid, {})
         for k, q in chosen.consumed.items():

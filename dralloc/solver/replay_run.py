@@ -3,21 +3,21 @@ what it found into an :class:`Outcome` (no OR-Tools here)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from dralloc.errors import AllocationError
 from dralloc.inventory.problem import Problem
 from dralloc.solver.explain_counts import candidate_report
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import ReplaySearch, SearchStopped
 from dralloc.solver.results import build_allocation
+from dralloc.solver.shareids import ShareIDs, derived
 
 # Kubernetes' default DRA filter timeout (kube-scheduler's DynamicResources
 # plugin, filterTimeout): the longest the scheduler lets one allocation run.
 DEFAULT_REPLAY_SECONDS = 10.0
 
 
-def fill_from_search(problem: Problem, search: ReplaySearch, found: bool, out: Outcome) -> Outcome:
+def fill_from_search(problem: Problem, search: ReplaySearch, found: bool, out: Outcome,
+                     share_ids: ShareIDs = derived) -> Outcome:
     """Kubernetes' answer from a finished search: its allocation (results and
     node selectors are built only now, as Kubernetes builds them), or no
     allocation (an error when an invalid pool was met). Raises
@@ -26,7 +26,7 @@ def fill_from_search(problem: Problem, search: ReplaySearch, found: bool, out: O
     if found:
         out.allocations = [
             build_allocation(plan, search.results[plan.index], search.selected, problem.node,
-                             problem.features, problem.variant)
+                             problem.features, problem.variant, share_ids)
             for plan in problem.plans
         ]
         out.status = Status.ALLOCATED
@@ -38,7 +38,7 @@ def fill_from_search(problem: Problem, search: ReplaySearch, found: bool, out: O
     return out
 
 
-def run_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | None = None,
+def run_replay(problem: Problem, out: Outcome, share_ids: ShareIDs = derived,
                time_limit: float | None = None) -> Outcome:
     """The Kubernetes search. An explicit ``time_limit`` acts like the
     scheduler's filter timeout (error ``filter operation aborted: context
@@ -46,9 +46,9 @@ def run_replay(problem: Problem, out: Outcome, share_ids: Callable[[], str] | No
     :data:`DEFAULT_REPLAY_SECONDS` and says that Kubernetes' answer is not
     known (Go runs the same search several times faster)."""
     limit = DEFAULT_REPLAY_SECONDS if time_limit is None else time_limit
-    search = ReplaySearch(problem, share_ids=share_ids, time_limit=limit)
+    search = ReplaySearch(problem, time_limit=limit)
     try:
-        fill_from_search(problem, search, search.run(), out)
+        fill_from_search(problem, search, search.run(), out, share_ids)
     except SearchStopped:
         out.steps, out.status = search.steps, Status.ERROR
         if time_limit is not None:

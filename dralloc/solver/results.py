@@ -18,9 +18,10 @@ from dralloc.models import (
     ObjectMeta,
 )
 from dralloc.solver.replay import Chosen
+from dralloc.solver.shareids import ShareIDs, derived
 
 
-def device_result(ch: Chosen, features: Features) -> DeviceRequestAllocationResult:
+def device_result(ch: Chosen, features: Features, share_id: str | None = None) -> DeviceRequestAllocationResult:
     dev = ch.pd.device
     binding = features.binding_conditions
     return DeviceRequestAllocationResult(
@@ -29,7 +30,7 @@ def device_result(ch: Chosen, features: Features) -> DeviceRequestAllocationResu
         tolerations=ch.req.tolerations,
         binding_conditions=dev.binding_conditions if binding else None,
         binding_failure_conditions=dev.binding_failure_conditions if binding else None,
-        share_id=ch.share_id,  # type: ignore[call-arg]  # populated by name; alias shareID
+        share_id=share_id,  # type: ignore[call-arg]  # populated by name; alias shareID
         consumed_capacity=ch.consumed or None,
     )
 
@@ -113,8 +114,12 @@ def build_node_selector(plan: ClaimPlan, chosen: list[Chosen], node: Node, varia
 
 
 def build_allocation(plan: ClaimPlan, chosen: list[Chosen], selected: dict[tuple[int, int], int],
-                     node: Node, features: Features, variant: Variant) -> AllocationResult:
-    results = [device_result(ch, features) for ch in chosen]
+                     node: Node, features: Features, variant: Variant,
+                     share_ids: ShareIDs = derived) -> AllocationResult:
+    """The claim's AllocationResult; each share of a shared device gets its
+    share ID from ``share_ids`` (derived from the claim and result by default)."""
+    results = [device_result(ch, features, share_ids(plan.claim, i, ch.req.name, ch.pd.label) if ch.multi else None)
+               for i, ch in enumerate(chosen)]
     return AllocationResult(
         devices=DeviceAllocationResult(results=results, config=build_config(plan, selected)),
         node_selector=build_node_selector(plan, chosen, node, variant),

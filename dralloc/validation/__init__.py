@@ -19,15 +19,18 @@ from dralloc.io.defaults import default_object
 from dralloc.models import (
     DeviceClass,
     Pod,
+    PodGroup,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
     TypedObject,
+    Workload,
 )
 from dralloc.validation.claims import check_claim, check_class, check_template
 from dralloc.validation.finding import ERROR, WARNING, Collector, Finding
 from dralloc.validation.objects import check_claim_status, check_pod, metadata
 from dralloc.validation.pools import check_pools
+from dralloc.validation.scheduling import check_pod_group, check_workload
 from dralloc.validation.slices import check_slice
 
 __all__ = ["ERROR", "WARNING", "Finding", "apply_defaults", "check_object", "finding_from_error",
@@ -57,6 +60,10 @@ def check_object(c: Collector, obj: TypedObject) -> None:
         check_class(c, obj)
     elif isinstance(obj, Pod):
         check_pod(c, obj)
+    elif isinstance(obj, Workload):
+        check_workload(c, obj)
+    elif isinstance(obj, PodGroup):
+        check_pod_group(c, obj)
 
 
 def apply_defaults(objs: ObjectSet) -> None:

@@ -213,7 +213,7 @@ def _odd(cls_detail: tuple[str, str], admissible: bool) -> tuple[str, str]:
 
 def _run(sc: Any, mode: str, time_limit: float) -> Outcome:
     return allocate(sc.objects, sc.node, sc.claims, allocated=sc.allocated, features=sc.features, mode=mode,
-                    variant=sc.variant, time_limit=time_limit, share_ids=lambda: "fuzz", admission=False)
+                    variant=sc.variant, time_limit=time_limit, admission=False)
 
 
 def library_objects(path: Path, limits: Limits, mode: str) -> Run:

@@ -47,6 +47,22 @@ def test_example_fragmentation(capsys, tmp_path):
     assert (tmp_path / "f-utilisation.png").exists()
 
 
+def test_example_gangs(capsys, tmp_path):
+    assert main(["plan", "fit", *_files("gangs"), "--png", str(tmp_path / "g"), "-o", "json"]) == 0
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    assert (out["firstFit"]["pods"], out["optimal"]["pods"]) == (3, 5) and out["optimal"]["proven"]
+    assert (out["firstFit"]["gangs"], out["optimal"]["gangs"]) == (1, 2)
+    assert out["detail"]["gangsKubernetesRefusesThatFit"] == ["default/split"]
+    for what in ("compare", "workloads", "nodes"):
+        assert (tmp_path / f"g-{what}.png").stat().st_size > 0
+        assert f"wrote {tmp_path / f'g-{what}.png'}" in cap.err   # the files written, on stderr
+    assert main(["verify", *_files("gangs"), "-o", "json"]) in (0, 1)
+    found = json.loads(capsys.readouterr().out)
+    assert {e["gang"]: e["verdict"] for e in found["pending"]} == {"default/split": "gang-fits-jointly",
+                                                                   "default/train": "gang-fits-now"}
+
+
 def test_table_output_shows_both_answers(capsys):
     assert main(["plan", "fit", *_files("fit")]) == 0
     text = capsys.readouterr().out

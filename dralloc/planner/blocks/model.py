@@ -48,6 +48,7 @@ from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.view.demand import one_device_claim
 from dralloc.planner.view.pods import PodDemand, PodsDemand
+from dralloc.solver.search import tie_break
 
 MAX_DEVICES = 24        # selectable devices per pool beyond which the joint model is used
 MAX_LAYOUTS = 2000      # distinct kind multisets per pool beyond which the joint model is used
@@ -247,7 +248,8 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
         m.add(sum(v for (_, kk), v in y.items() if kk == k) <= supply)
     require_int64(sum(bp.weights[g[2]] * g[1] * len(ps) for g, ps in demand.items()),
                   "the priority-weighted pods of the block model (each priority level outweighs all lower ones)")
-    m.maximize(sum(bp.weights[g[2]] * g[1] * v for (g, _), v in y.items()))
+    objective = sum(bp.weights[g[2]] * g[1] * v for (g, _), v in y.items())
+    m.maximize(objective)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     solver.parameters.max_time_in_seconds = time_limit
@@ -255,6 +257,10 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
     out = BlockSolution(solver.status_name(code), block_types=len(btypes), layouts=len(x))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         out.value, out.bound = round(solver.objective_value), round(solver.best_objective_bound)
+        # the canonical answer among equally good ones: block types' layouts, then groups' kinds, in order
+        canon, ok = tie_break(m, objective, True, out.value, code == cp_model.OPTIMAL,
+                              [x[k] for k in sorted(x)] + [y[k] for k in sorted(y)], time_limit)
+        solver = canon if ok else solver
         devices = _supply(btypes, {key: solver.value(v) for key, v in x.items()})
         for (g, k), v in sorted(y.items()):
             for _ in range(solver.value(v)):

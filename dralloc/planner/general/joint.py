@@ -35,6 +35,7 @@ from dralloc.planner.simulate.podsim import done
 from dralloc.planner.view.pods import PodDemand
 from dralloc.solver.cpsat import decode, fill
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.search import tie_break
 
 Var = cp_model.IntVar
 
@@ -91,7 +92,7 @@ def reachable(pd: PoolDevice, node: Node) -> bool:
 
 class JointModel:
     def __init__(self, part: Part, slices: dict[str, list[ResourceSlice]], classes: list[object],
-                 allocated: list[ResourceClaim], features: Features) -> None:
+                 allocated: list[ResourceClaim], features: Features, gangs: dict[str, int] | None = None) -> None:
         self.part = part
         self.slices = slices
         self.classes = classes
@@ -103,6 +104,8 @@ class JointModel:
         self.z: dict[tuple[str, str], Var] = {}
         self.s: dict[tuple[str, str], Var] = {}
         self.skipped: list[str] = []
+        self.objective: cp_model.LinearExprT = 0
+        self.gangs = gangs or {}                 # gang -> pods it needs placed together
 
     def _encode(self, node: Node) -> None:
         here = [r for r in self.part.replicas if node.name in self.part.candidates[r.pod.name]]
@@ -140,12 +143,25 @@ class JointModel:
                 for c in idx:
                     self.m.add(ne.enc.sat[c] == lit)
         self._at_most_once()
+        self._gangs()
         self._shared_claims()
         self._across_nodes()
         w = {r.key: r.weight for r in self.part.replicas}
         require_int64(sum(w.values()), "the priority weights of the pods placed together (each priority "
                       "level outweighs all lower ones)")
-        self.m.maximize(sum(w[k] * v for (k, _), v in self.z.items()))
+        self.objective = sum(w[k] * v for (k, _), v in self.z.items())
+        self.m.maximize(self.objective)
+
+    def order(self) -> list[Var]:
+        """The tie-break order: replicas in demand order, each on the nodes in
+        order; the shared claims; then each node's choices in Kubernetes'
+        search order."""
+        out = [self.z[r.key, n.name] for r in self.part.replicas for n in self.part.nodes
+               if (r.key, n.name) in self.z]
+        out += [self.s[k] for k in sorted(self.s)]
+        for ne in self.encs:
+            out.extend(ne.enc.decision_order())
+        return out
 
     def placed_var(self, key: str) -> cp_model.LinearExprT:
         return sum(v for (k, _), v in self.z.items() if k == key)
@@ -161,6 +177,18 @@ class JointModel:
         for a, b in itertools.pairwise(self.part.replicas):
             if a.pod is b.pod:   # interchangeable replicas: fill them in order
                 self.m.add(self.placed_var(a.key) >= self.placed_var(b.key))
+
+    def _gangs(self) -> None:
+        """A gang's replicas run only if at least its minimum does."""
+        for g, needed in sorted(self.gangs.items()):
+            mine = [v for r in self.part.replicas if r.pod.gang == g
+                    for (k, _), v in self.z.items() if k == r.key]
+            if not mine:
+                continue
+            on = self.m.new_bool_var(f"gang[{g}]")
+            for v in mine:
+                self.m.add_implication(v, on)
+            self.m.add(sum(mine) >= needed * on)
 
     def _visible(self, key: str, ne: _NodeEnc, target: Node) -> Var | None:
         """A literal: S allocated in ``ne`` with devices a pod on ``target`` may use."""
@@ -250,15 +278,16 @@ class JointModel:
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             res.bound = round(solver.best_objective_bound)
             res.value = round(solver.objective_value)
-            self._decode(solver, res)
+            canon, ok = tie_break(self.m, self.objective, True, res.value, code == cp_model.OPTIMAL,
+                                  self.order(), time_limit)
+            self._decode(canon if ok else solver, res)
         res.wall_time = time.perf_counter() - t0
         return res
 
     def _decode(self, solver: cp_model.CpSolver, res: PartResult) -> None:
-        ids = itertools.count()
         for ne in self.encs:
             out = Outcome(Status.ERROR, "optimal", ne.node.name, [])
-            fill(out, ne.enc, *decode(ne.enc, solver, lambda: f"joint-share-{next(ids)}"))
+            fill(out, ne.enc, *decode(ne.enc, solver))
             assert out.allocations is not None
             mine: list[ResourceClaim] = []
             for key, idx in ne.slots.items():

@@ -50,10 +50,13 @@ class GeneralResult:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     model: str = "joint"
+    claims: dict[str, list[ResourceClaim]] = field(default_factory=dict)   # node -> claims allocated there
+    detail: dict[str, object] = field(default_factory=dict)                # model-specific figures
 
     @property
     def proven(self) -> bool:
-        return self.status == "OPTIMAL"
+        """Optimal, or an answer that meets its (valid) bound."""
+        return self.status == "OPTIMAL" or (self.status == "FEASIBLE" and self.value >= self.bound)
 
 
 def _shared_pools(node: Node, slices: Sequence[ResourceSlice]) -> set[tuple[str, str]]:
@@ -85,6 +88,8 @@ def split(demand: PodsDemand, cands: dict[str, list[str]], sim: PodSimulator) ->
         g.add_node(("p", pod.name))
         g.add_edges_from((("p", pod.name), ("n", n)) for n in cands[pod.name])
         g.add_edges_from((("p", pod.name), ("s", k)) for k in pod.shared)
+        if pod.gang is not None:
+            g.add_edge(("p", pod.name), ("g", pod.gang))
     by_name = {n.name: n for n in sim.nodes}
     used = {n for ns in cands.values() for n in ns}
     for name in sorted(used):
@@ -152,13 +157,14 @@ def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: Po
         if progress:
             print(f"\r  part {i + 1}/{len(parts)}: {len(part.replicas)} pods, {len(part.nodes)} nodes",
                   end="" if i + 1 < len(parts) else "\n", file=sys.stderr)
-        model = JointModel(part, sim.per_node.slices, list(objs.classes), sim.allocated, features)
+        model = JointModel(part, sim.per_node.slices, list(objs.classes), sim.allocated, features,
+                           {g: gang.needed for g, gang in demand.gangs.items()})
         gval, gplaced = _greedy_in(part, first)
         try:
             model.build()
         except OutOfRange as e:
             out.notes.append(f"part {i + 1}: {e}; first-fit's answer kept")
-            _take(out, PartResult("FEASIBLE", gval, gval, gplaced))
+            _take(out, PartResult("FEASIBLE", gval, max(gval, sum(r.weight for r in part.replicas)), gplaced))
             continue
         out.notes.extend(model.skipped)
         model.hint(gplaced)
@@ -170,8 +176,9 @@ def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: Po
         if why or res.status not in ("OPTIMAL", "FEASIBLE") or res.value < gval:
             if not why and res.status != "OPTIMAL":
                 out.notes.append(f"part {i + 1}: {res.status} within the time limit; first-fit's answer kept")
-            res = PartResult(res.status if res.status != "OPTIMAL" else "FEASIBLE", gval,
-                             max(res.bound, gval), gplaced)
+            # without an answer CP-SAT proved nothing: the only bound is every replica placed
+            known = res.bound if res.status in ("OPTIMAL", "FEASIBLE") else sum(r.weight for r in part.replicas)
+            res = PartResult(res.status if res.status != "OPTIMAL" else "FEASIBLE", gval, max(known, gval), gplaced)
         _take(out, res)
     for pod in demand.pods:
         out.served[pod.name] = sum(1 for r in range(pod.replicas) if f"{pod.name}#{r}" in out.placed)

@@ -16,6 +16,7 @@ from ortools.sat.python import cp_model
 from dralloc.encoders.linear import require_int64
 from dralloc.planner.pattern.layouts import Layout
 from dralloc.solver.limits import limit_or_default
+from dralloc.solver.search import tie_break
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ class PatternModel:
         self.supplies = list(supplies)
         self.groups = list(groups)
         _check_range(self.supplies, self.groups, max_added)
+        self.objective: cp_model.LinearExprT | None = None
+        self.maximize = True
         m = self.model = cp_model.CpModel()
         self.n_added = m.new_int_var(0, max_added, "added_nodes")
         self.x: list[list[cp_model.IntVar]] = []
@@ -97,8 +100,12 @@ class PatternModel:
     def units_used(self) -> cp_model.LinearExprT:
         return sum(v for row in self.x for v in row)
 
+    def _objective(self, expr: cp_model.LinearExprT, maximize: bool) -> None:
+        self.objective, self.maximize = expr, maximize
+        (self.model.maximize if maximize else self.model.minimize)(expr)
+
     def fit(self) -> None:
-        self.model.maximize(sum(g.weight * s for g, s in zip(self.groups, self.s, strict=True)))
+        self._objective(sum(g.weight * s for g, s in zip(self.groups, self.s, strict=True)), True)
 
     def serve_all(self) -> None:
         for g, s in zip(self.groups, self.s, strict=True):
@@ -106,11 +113,16 @@ class PatternModel:
 
     def fewest_added(self) -> None:
         self.serve_all()
-        self.model.minimize(self.n_added)
+        self._objective(self.n_added, False)
 
     def fewest_units(self) -> None:
         self.serve_all()
-        self.model.minimize(self.units_used())
+        self._objective(self.units_used(), False)
+
+    def order(self) -> list[cp_model.IntVar]:
+        """The tie-break order: added nodes, then each supply's layouts in
+        order, then each group's device kinds in order."""
+        return [self.n_added, *(v for row in self.x for v in row), *(self.y[k] for k in sorted(self.y))]
 
     def hint_usage(self, usage: Sequence[dict[int, int]]) -> None:
         for row, use in zip(self.x, usage, strict=True):
@@ -127,6 +139,11 @@ class PatternModel:
             return res
         res.objective = round(solver.objective_value)
         res.bound = round(solver.best_objective_bound)
+        if self.objective is not None:  # the canonical one among equally good answers
+            canon, ok = tie_break(self.model, self.objective, self.maximize, res.objective,
+                                  code == cp_model.OPTIMAL, self.order(), time_limit)
+            res.wall_time += canon.wall_time
+            solver = canon if ok else solver
         res.served = [int(solver.value(s)) for s in self.s]
         res.usage = [{li: int(solver.value(v)) for li, v in enumerate(row) if solver.value(v)} for row in self.x]
         res.assigned = {key: int(solver.value(v)) for key, v in self.y.items() if solver.value(v)}

@@ -11,16 +11,26 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet
-from dralloc.models import Node, ObjectMeta, ResourceSlice
+from dralloc.models import Node, ResourceClaim
 from dralloc.planner.answer import Answer
 from dralloc.planner.blocks.fit import block_fit
 from dralloc.planner.general.parts import DEFAULT_TIME_LIMIT, GeneralResult, solve_parts
-from dralloc.planner.simulate.podsim import PodSimulator, PodsSim, simulate_pods
+from dralloc.planner.mixed.fit import mixed_fit
+from dralloc.planner.mixed.grow import AddResult, fewest_added
+from dralloc.planner.questions.grow import Grower, unit_from
+from dralloc.planner.simulate.podsim import (
+    NodeObjects,
+    PodSimulator,
+    PodsSim,
+    probes,
+    simulate_pods,
+)
 from dralloc.planner.view.pods import PodsDemand
 
 
@@ -28,18 +38,28 @@ def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: 
                   time_limit: float | None = None, workers: int = 2, progress: bool = False,
                   model: str = "auto") -> GeneralResult:
     """The optimum: the block-layout model when the demand and cluster have
-    its shape (:mod:`.blocks`, one-device shared claims), else the joint
-    model part by part. ``model``: "auto", "blocks" or "joint"."""
-    why = "joint model asked for"
-    if model != "joint":
-        got = block_fit(objs, demand, features, sim, greedy,
-                        time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers)
+    its shape (:mod:`.blocks`, one-device shared claims), else the
+    configuration model when every device is node-local (:mod:`.mixed`),
+    else the joint model part by part. ``model``: "auto", "blocks", "mixed"
+    or "joint"."""
+    limit = time_limit if time_limit is not None else DEFAULT_TIME_LIMIT
+    why: list[str] = []
+    for name in ("blocks", "mixed"):
+        if model not in ("auto", name):
+            continue
+        if name == "blocks" and demand.gangs:
+            why.append("it does not place gangs")
+            continue
+        got = block_fit(objs, demand, features, sim, greedy, limit, workers) if name == "blocks" else \
+            mixed_fit(objs, demand, features, sim, greedy, limit, workers, progress)
         if isinstance(got, GeneralResult):
             return got
-        why = got
-    if model == "blocks":
-        raise InputError(f"the block model does not apply: {why}")
-    return solve_parts(objs, demand, features, sim, greedy, time_limit, workers, progress)
+        why.append(got)
+    if model in ("blocks", "mixed"):
+        raise InputError(f"the {'block' if model == 'blocks' else model} model does not apply: {why[-1]}")
+    out = solve_parts(objs, demand, features, sim, greedy, time_limit, workers, progress)
+    out.notes.extend(f"not the {m} model: {w}" for m, w in zip(("block", "configuration"), why, strict=False))
+    return out
 
 
 def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
@@ -50,8 +70,9 @@ def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: 
     ``demand`` on ``nodes``."""
     nodes = list(nodes if nodes is not None else objs.nodes)
     tick = _ticker("pods simulated") if progress else None
-    greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy)
-    sim = PodSimulator(objs, demand, features, nodes, mode)
+    per_node = NodeObjects(objs, probes(demand))
+    greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy, per_node=per_node)
+    sim = PodSimulator(objs, demand, features, nodes, mode, per_node=per_node)
     return greedy, solve_general(objs, demand, features, sim, greedy, time_limit, workers, progress, model)
 
 
@@ -68,16 +89,54 @@ def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_lim
     greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress, policy=policy)
     ff = sum(greedy.served.values())
     ans = Answer("fit", {"policy": policy, "mode": "replay", "pods": ff, "weighted": greedy.weighted(demand),
-                         "perWorkload": greedy.served, "allocatorCalls": greedy.calls},
+                         "perWorkload": greedy.served, "allocatorCalls": greedy.calls,
+                         "simulationSeconds": round(greedy.seconds, 4)},
                  {**_opt(opt), "pods": sum(opt.served.values()), "perWorkload": opt.served})
     ans.gap = ans.optimal["pods"] - ff
     ans.detail = {"demand": demand.total(), "nodes": len(objs.nodes), "model": opt.model, "parts": opt.parts,
-                  "placement": dict(sorted(opt.placed.items()))}
+                  **opt.detail, "placement": dict(sorted(opt.placed.items()))}
+    ff_claims: dict[str, list[ResourceClaim]] = {}
+    for p in greedy.placed:
+        ff_claims.setdefault(p.node, []).extend(p.claims)
+    ans.sources = {"objs": objs, "demand": demand, "firstFit": ff_claims, "optimal": opt.claims or ff_claims,
+                   "slicesOf": lambda n: [s for s in objs.slices if s.spec.node_name == n.name]}
+    if demand.gangs:
+        ff_gangs, opt_gangs = greedy_gangs(greedy, demand), placed_gangs(opt.placed, demand)
+        ans.first_fit["gangs"] = sum(ff_gangs.values())
+        ans.optimal["gangs"] = sum(opt_gangs.values())
+        ans.detail["gangs"] = {g: {"minCount": gang.min_count, "pods": gang.size, "firstFit": ff_gangs[g],
+                                   "optimal": opt_gangs[g]} for g, gang in sorted(demand.gangs.items())}
+        ans.detail["gangsKubernetesRefusesThatFit"] = sorted(g for g in demand.gangs if opt_gangs[g] and not ff_gangs[g])
     return ans
 
 
+def greedy_gangs(greedy: PodsSim, demand: PodsDemand) -> dict[str, bool]:
+    """Per gang, whether the simulation placed it (at least its minimum)."""
+    return {g: bool(greedy.gangs.get(g)) for g in demand.gangs}
+
+
+def placed_gangs(placed: dict[str, str], demand: PodsDemand) -> dict[str, bool]:
+    """Per gang, whether ``placed`` (replica key -> node) holds at least its minimum."""
+    count: dict[str, int] = {}
+    gang_of = {p.name: p.gang for p in demand.pods if p.gang is not None}
+    for key in placed:
+        g = gang_of.get(key.rpartition("#")[0])
+        if g is not None:
+            count[g] = count.get(g, 0) + 1
+    return {g: count.get(g, 0) >= gang.needed and count.get(g, 0) > 0 for g, gang in demand.gangs.items()}
+
+
+def _percent(part: int, whole: int) -> str:
+    """``part / whole`` in percent, to 5 significant digits, from exact integers."""
+    if whole <= 0:
+        return "0%"
+    return f"{float(Fraction(100 * part, whole)):.5g}%"
+
+
 def _opt(res: GeneralResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"status": res.status, "proven": res.proven, "objective": res.value, "bound": res.bound,
+    out: dict[str, Any] = {"status": "OPTIMAL" if res.proven else res.status, "proven": res.proven,
+                           "objective": res.value, "bound": res.bound, "boundGap": res.bound - res.value,
+                           "boundGapPercent": _percent(res.bound - res.value, res.bound),
                            "solveSeconds": round(res.seconds, 4)}
     if res.status in ("FEASIBLE", "UNKNOWN"):
         out["stopped"] = "CP-SAT stopped at its time limit before proving the optimum"
@@ -86,46 +145,26 @@ def _opt(res: GeneralResult) -> dict[str, Any]:
     return out
 
 
-def node_copy(node: Node, slices: Sequence[ResourceSlice], name: str) -> list[Any]:
-    """A copy of ``node`` named ``name`` with its own node-local slices
-    (slice, pool and node names rewritten)."""
-    labels = {k: (name if v == node.name else v) for k, v in (node.labels or {}).items()}
-    out: list[Any] = [node.model_copy(update={"metadata": ObjectMeta(name=name, labels=labels)})]
-    for s in slices:
-        spec = s.spec
-        pool = spec.pool.model_copy(update={"name": spec.pool.name.replace(node.name, name)
-                                            if node.name in spec.pool.name else f"{spec.pool.name}-{name}"})
-        out.append(s.model_copy(update={
-            "metadata": ObjectMeta(name=f"{s.name}-{name}"),
-            "spec": spec.model_copy(update={"node_name": name, "pool": pool})}))
-    return out
-
-
-def _template(objs: ObjectSet, tmpl: ObjectSet | None, name: str) -> tuple[Node, list[ResourceSlice]]:
-    src = tmpl if tmpl is not None else objs
-    node = next((n for n in src.nodes if n.name == name), None)
-    if node is None:
-        raise InputError(f"add-nodes: template node {name!r} not found among the nodes")
-    slices = [s for s in src.slices if s.spec.node_name == name]
-    if not slices:
-        raise InputError(f"add-nodes: template node {name!r} has no ResourceSlice with nodeName {name!r}")
-    return node, slices
-
-
-class Grower:
-    """The cluster plus k copies of a node type."""
-
-    def __init__(self, objs: ObjectSet, node: Node, slices: list[ResourceSlice]) -> None:
-        self.objs, self.node, self.slices = objs, node, slices
-
-    def with_k(self, k: int) -> ObjectSet:
-        out = ObjectSet()
-        for o in self.objs.all():
-            out.add(o)
-        for j in range(k):
-            for o in node_copy(self.node, self.slices, f"{self.node.name}-added-{j:04d}"):
-                out.add(o)
-        return out
+def _counted_answer(res: AddResult, ff_ok: Callable[[int], bool], name: str, total: int, limit: int,
+                    policy: str) -> Answer:
+    """The configuration model's count, and first-fit's from there on (it
+    needs at least as many: first-fit never beats the optimum)."""
+    out: dict[str, Any] = {"nodes": res.nodes, "proven": res.proven, "model": "mixed",
+                           "solveSeconds": round(res.seconds, 3)}
+    if res.undecided:
+        out["note"] = f"not decided within the time limit for k = {sorted(res.undecided)}; the answer is an upper bound"
+    ff: int | None = None
+    if res.nodes is None:
+        out["note"] = f"the demand does not fit even with {limit} added nodes" + (
+            "" if res.proven else " (not proven within the time limit)")
+    else:
+        start = res.nodes if res.proven else 0
+        ff = start if ff_ok(start) else _search(ff_ok, start, None, limit)
+    ans = Answer("add-nodes", {"policy": policy, "mode": "replay", "nodes": ff}, out,
+                 detail={"template": name, "demand": total})
+    if ff is not None and res.nodes is not None:
+        ans.gap = ff - res.nodes
+    return ans
 
 
 def _search(ok: Callable[[int], bool], lo: int, hi: int | None, limit: int) -> int | None:
@@ -146,13 +185,18 @@ def _search(ok: Callable[[int], bool], lo: int, hi: int | None, limit: int) -> i
 def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, template: str,
                      tmpl: ObjectSet | None = None, time_limit: float | None = None, workers: int = 2,
                      limit: int = 256, policy: str = "first") -> Answer:
-    node, slices = _template(objs, tmpl, template)
-    grow = Grower(objs, node, slices)
+    unit = unit_from(objs, tmpl, template)
+    grow = Grower(objs, unit)
     total = demand.total()
 
     def ff_ok(k: int) -> bool:
         return not simulate_pods(grow.with_k(k), demand, features, policy=policy).unplaced
 
+    counted = fewest_added(grow.with_k(1), demand, features, unit.copy_name(0), limit,
+                           time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers) \
+        if len(unit.nodes) == 1 else "a block is added as copies"
+    if not isinstance(counted, str):
+        return _counted_answer(counted, ff_ok, unit.name, total, limit, policy)
     ff = 0 if ff_ok(0) else _search(ff_ok, 0, None, limit)
     unproven: list[int] = []
 
@@ -175,7 +219,7 @@ def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, te
     if opt is None:
         out["note"] = f"the demand does not fit even with {limit} added nodes"
     ans = Answer("add-nodes", {"policy": policy, "mode": "replay", "nodes": ff}, out,
-                 detail={"template": template, "demand": total})
+                 detail={"template": unit.name, "demand": total})
     if ff is not None and opt is not None:
         ans.gap = ff - opt
     return ans

@@ -67,6 +67,8 @@ def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None
                   "perGroup": {g.name: s for g, s in zip(gs, res.served, strict=False)}})
     if res.objective is None or res.objective < ff_weighted:   # never worse than first-fit
         ans.optimal.update({"pods": ff, "objective": ff_weighted, "note": "first-fit's answer (solver had none better)"})
+        if res.bound is not None and res.bound <= ff_weighted:   # the bound proves first-fit's answer optimal
+            ans.optimal.update({"status": "OPTIMAL", "proven": True})
     ans.gap = ans.optimal["pods"] - ff
     ans.detail = {"demand": cluster.demand.total(), "units": len(cluster.units), "unitTypes": len(cluster.types),
                   "nodes": len(cluster.nodes)}
@@ -136,8 +138,8 @@ def add_nodes(cluster: Cluster, template: str, policy: str = "first", limit: int
     res = model.solve(time_limit, workers)
     ff = _ff_added(cluster, idx, policy, limit, keep)
     opt = {**_opt(res, time_limit), "nodes": res.added_nodes if res.objective is not None else None}
-    if res.status == "INFEASIBLE":
-        opt["note"] = f"the demand does not fit even with {limit} added nodes"
+    if res.status == "INFEASIBLE":   # proven: no count up to the limit serves the demand
+        opt.update(proven=True, note=f"the demand does not fit even with {limit} added nodes")
     ans = Answer("add-nodes", {"policy": policy, "nodes": ff}, opt, detail={"template": template})
     if ff is not None and opt["nodes"] is not None:
         ans.gap = ff - opt["nodes"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import yaml
@@ -28,6 +29,12 @@ def table(answers: list[Answer]) -> str:
         for k in keys:
             out.append(f"  {k:{width}}  {_cell(a.first_fit.get(k)):>14}  {_cell(a.optimal.get(k)):>14}")
         out.append(f"  {'gap':{width}}  {_cell(a.gap):>14}")
+        refused = a.detail.get("gangsKubernetesRefusesThatFit") or []
+        if refused:
+            out.append(f"  gangs Kubernetes refuses that fit: {', '.join(refused[:10])}"
+                       + (f" and {len(refused) - 10} more" if len(refused) > 10 else ""))
+        for note in a.optimal.get("notes") or []:
+            out.append(f"  note: {note}")
         for gname, served in (a.optimal.get("perGroup") or {}).items():
             out.append(f"    optimal {gname}: {served}")
         for row in (a.detail.get("assignment") or [])[:20]:
@@ -38,7 +45,25 @@ def table(answers: list[Answer]) -> str:
     return "\n".join(out)
 
 
-def render(answers: list[Answer], fmt: str) -> str:
+def _timing(key: str) -> bool:
+    """Wall-clock fields (``solveSeconds``, ``simulationSeconds``, ...): left
+    out unless asked for, so that equal inputs print equal bytes."""
+    return key.endswith("Seconds")
+
+
+def _untimed(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if not _timing(k)}
+
+
+def without_timings(answers: list[Answer]) -> list[Answer]:
+    return [replace(a, first_fit=_untimed(a.first_fit), optimal=_untimed(a.optimal), detail=_untimed(a.detail))
+            for a in answers]
+
+
+def render(answers: list[Answer], fmt: str, timings: bool = False) -> str:
+    """The answers as ``fmt``; wall-clock times only with ``timings``."""
+    if not timings:
+        answers = without_timings(answers)
     data = [a.as_dict() for a in answers]
     if fmt == "json":
         return json.dumps(data if len(data) != 1 else data[0], indent=2, sort_keys=False)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from fractions import Fraction
+from typing import Any
 
 from dralloc.cel import CELCompileError, compile_selector
-from dralloc.models import Device, DeviceClass, Node, ResourceClaim, ResourceSlice
+from dralloc.models import Device, DeviceCapacity, DeviceClass, Node, ResourceClaim, ResourceSlice
 
 ALL = "*"
 
@@ -46,20 +47,25 @@ def _n(v: Fraction) -> Hashable:
     return v.numerator if v.denominator == 1 else (v.numerator, v.denominator)
 
 
+def _value(v: Any) -> Hashable:
+    """An attribute or capacity value as a hashable tuple (lists as tuples)."""
+    return tuple(tuple(x) if isinstance(x, list) else x for x in v.__dict__.values())
+
+
+def _capacity(v: DeviceCapacity) -> Hashable:
+    return (v.value.value, None if v.request_policy is None else v.request_policy.model_dump_json())
+
+
 def _device_key(d: Device, read: set[str] | None) -> Hashable:
     attrs = d.attributes or {}
     caps = d.capacity or {}
-    if read is None:
-        a = tuple(sorted((k, v.model_dump_json()) for k, v in attrs.items()))
-        c = tuple(sorted((k, v.model_dump_json()) for k, v in caps.items()))
-    else:
-        a = tuple(sorted((k, v.model_dump_json()) for k, v in attrs.items() if k in read))
-        c = tuple(sorted((k, v.model_dump_json()) for k, v in caps.items() if k in read))
-    cons = tuple((cc.counter_set, tuple(sorted((k, _n(v.value.value)) for k, v in (cc.counters or {}).items())))
+    a = tuple(sorted((k, _value(v)) for k, v in attrs.items() if read is None or k in read))
+    c = tuple(sorted((k, _capacity(v)) for k, v in caps.items() if read is None or k in read))
+    cons = tuple((cc.counter_set, tuple(sorted((k, v.value.value) for k, v in (cc.counters or {}).items())))
                  for cc in d.consumes_counters or [])
     extra = (d.taints, d.binding_conditions, d.binds_to_node, d.allow_multiple_allocations,
              d.node_name, d.all_nodes, d.node_selector)
-    return (d.name, a, c, cons, repr(extra))
+    return (d.name, a, c, cons, repr(extra) if any(x is not None for x in extra) else None)
 
 
 def _slice_key(s: ResourceSlice, read: set[str] | None) -> Hashable:

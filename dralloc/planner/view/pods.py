@@ -6,13 +6,16 @@ names it), any requests (counts, ``All``, ``firstAvailable``, constraints).
 A pod with the annotation ``planner.dralloc.dev/replicas: "N"`` stands for N
 identical pods; ``spec.priority`` is its priority. An unallocated claim no pod
 refers to is a pod of its own. Queue order: higher priority first, then input
-order (the scheduler's default priority sort)."""
+order (the scheduler's default priority sort). Pods of a gang (PodGroup,
+Workload or annotation, :mod:`.gangs`) are placed together or not at all;
+their PodGroup-level claims are shared claims of the group."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dralloc.errors import InputError
+from dralloc.gangs import Gang, GangReader
 from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, Pod, ResourceClaim
 from dralloc.planner.view.demand import REPLICAS, one_device_claim
@@ -28,6 +31,7 @@ class PodDemand:
     templates: tuple[tuple[str, ResourceClaim], ...] = ()   # (pod claim name, claim) made per replica
     shared: tuple[str, ...] = ()                # keys of ResourceClaims every replica uses
     lone: bool = False                          # an unallocated claim no pod refers to
+    gang: str | None = None                     # key of its gang in PodsDemand.gangs
 
     def instances(self, replica: int) -> list[ResourceClaim]:
         """The claims made from the templates for one replica (named like
@@ -42,6 +46,7 @@ class PodDemand:
 class PodsDemand:
     pods: list[PodDemand] = field(default_factory=list)
     shared: dict[str, ResourceClaim] = field(default_factory=dict)   # key -> claim as loaded
+    gangs: dict[str, Gang] = field(default_factory=dict)             # key -> gang (all-or-nothing)
 
     def queue(self) -> list[PodDemand]:
         return sorted(self.pods, key=lambda p: (-p.priority, p.order))
@@ -60,7 +65,9 @@ class PodsDemand:
 
     def simple(self) -> bool:
         """One claim from a template per pod asking for one device: the case
-        the fast pattern model answers exactly."""
+        the fast pattern model answers exactly (no gangs)."""
+        if self.gangs:
+            return False
         for p in self.pods:
             if p.lone:
                 if not one_device_claim(self.shared[p.shared[0]]):
@@ -81,14 +88,19 @@ def _replicas(pod: Pod, where: str) -> int:
     return n
 
 
-def _pod(objs: ObjectSet, pod: Pod, order: int, shared: dict[str, ResourceClaim]) -> PodDemand:
+def _pod(objs: ObjectSet, pod: Pod, order: int, shared: dict[str, ResourceClaim], gangs: GangReader) -> PodDemand:
     ns = pod.metadata.namespace or "default"
     where = f"Pod {ns}/{pod.name}"
+    replicas = _replicas(pod, where)
+    link = gangs.link(pod, f"{ns}/{pod.name}", replicas)
     templates: list[tuple[str, ResourceClaim]] = []
     keys: list[str] = []
     for i, ref in enumerate(pod.spec.resource_claims or []):
         field_ = f"{where}: spec.resourceClaims[{i}]"
-        if ref.resource_claim_name:
+        group = gangs.group_claim(pod, ref, link, shared)
+        if group is not None:
+            keys.append(group)
+        elif ref.resource_claim_name:
             claim = objs.claim(f"{ns}/{ref.resource_claim_name}")
             if claim is None:
                 raise InputError(f"{field_}.resourceClaimName: ResourceClaim {ns}/{ref.resource_claim_name} not found")
@@ -104,21 +116,27 @@ def _pod(objs: ObjectSet, pod: Pod, order: int, shared: dict[str, ResourceClaim]
                                                       spec=tmpl.spec.spec)))
         else:
             raise InputError(f"{field_}: neither resourceClaimName nor resourceClaimTemplateName is set")
-    return PodDemand(f"{ns}/{pod.name}", ns, _replicas(pod, where), pod.spec.priority or 0, order,
-                     tuple(templates), tuple(keys))
+    return PodDemand(f"{ns}/{pod.name}", ns, replicas, pod.spec.priority or 0, order,
+                     tuple(templates), tuple(keys), gang=link.gang if link else None)
 
 
 def pods_demand(objs: ObjectSet) -> PodsDemand:
     """Pods not bound to a node (in input order), then unallocated claims no
     pod refers to. A pod without any claim is left out (DRA does not
-    constrain it)."""
+    constrain it) unless it is in a gang (it counts towards the minimum)."""
     out = PodsDemand()
+    gangs = GangReader(objs)
     for i, pod in enumerate(objs.pods):
         if pod.spec.node_name:
+            ns = pod.metadata.namespace or "default"
+            gangs.link(pod, f"{ns}/{pod.name}", _replicas(pod, f"Pod {ns}/{pod.name}"))
             continue
-        p = _pod(objs, pod, i, out.shared)
-        if p.templates or p.shared:
+        p = _pod(objs, pod, i, out.shared, gangs)
+        if p.templates or p.shared or p.gang is not None:   # a gang counts its pods without claims too
             out.pods.append(p)
+    out.gangs = gangs.finish()
+    out.pods = [replace(p, gang=None) if p.gang is not None and p.gang not in out.gangs else p
+                for p in out.pods if p.templates or p.shared or p.gang in out.gangs]   # basic: no all-or-nothing
     referenced = {(p.metadata.namespace or "default", r.resource_claim_name)
                   for p in objs.pods for r in p.spec.resource_claims or [] if r.resource_claim_name}
     for j, c in enumerate(objs.claims):

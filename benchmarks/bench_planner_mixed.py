@@ -1,0 +1,167 @@
+"""Planner on an AI cluster: mixed multi-device demand and gangs (issue 15).
+
+Cluster from the generator (``dralloc generate cluster --types
+gpu=N,mig=M``, driver-shaped): whole-GPU nodes (8 GPUs, each with an RDMA
+NIC on its PCIe root, as the NVIDIA driver and dranet publish them) and
+A100-40GB nodes under DynamicMIG (every profile at every placement). Demand at ``--load`` of the
+capacity: training jobs of 2-8 pods (gangs, every pod 8 GPUs each with an
+aligned NIC: 8 ``matchAttribute`` pairs), 1-GPU inference pods, and MIG
+pods (1g.5gb, 2g.10gb, 3g.20gb). ``plan fit``: the scheduler simulation
+(Kubernetes' way, gangs all-or-nothing) and the configuration model
+(column generation, integer master, decode through the allocator, checked).
+
+    .venv/bin/python benchmarks/bench_planner_mixed.py                      # 500 + 500 nodes
+    .venv/bin/python benchmarks/bench_planner_mixed.py --gpu-nodes 20 --mig-nodes 20
+    .venv/bin/python benchmarks/bench_planner_mixed.py --small            # 200 mixed pods on 3 nodes
+    .venv/bin/python benchmarks/bench_planner_mixed.py --yaml /tmp/ai     # also write cluster + demand YAML
+
+Written up in docs/benchmarks.md ("Planner: AI cluster, mixed demand and gangs")."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dralloc.planner.api import Options, answer
+from dralloc.planner.generate import clusters as gen
+from dralloc.planner.generate.profiles import gpu_model
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.planner.aicluster import ai_cluster, aligned, pod  # noqa: E402
+
+Doc = dict[str, Any]
+MIG = {"1g.5gb": 5, "2g.10gb": 3, "3g.20gb": 2}        # weights of the MIG pods
+
+
+def demand(gpu_nodes: int, mig_nodes: int, load: float, seed: int) -> list[Doc]:
+    """Gang jobs (priority 1) and 1-GPU pods for the GPU nodes, MIG pods for
+    the MIG nodes, ``load`` x the capacity of each (8-GPU pods 75 %, 1-GPU
+    pods 25 % of the GPUs; MIG pods by compute slices)."""
+    rng = random.Random(seed)
+    a100 = gpu_model("a100-40gb")
+    docs: list[Doc] = [aligned("train", 8), aligned("infer", 1)]
+    docs += [gen.mig_template(a100.profile(p)) for p in MIG]
+    big = int(load * 0.75 * gpu_nodes)                 # 8-GPU pods
+    jobs, pods = 0, 0
+    while pods < big:
+        size = min(rng.randint(2, 8), big - pods) if big - pods >= 2 else 2
+        docs.append(pod(f"job-{jobs:04d}", ["train"], replicas=size, priority=1, gang=f"job-{jobs:04d}"))
+        jobs, pods = jobs + 1, pods + size
+    docs.append(pod("infer", ["infer"], replicas=int(load * 0.25 * 8 * gpu_nodes)))
+    slices = load * mig_nodes * 8 * a100.compute_slices
+    per = sum(a100.profile(p).compute_slices * w for p, w in MIG.items())
+    for p, w in MIG.items():
+        docs.append(pod(f"mig-{a100.profile(p).label}", [f"mig-{a100.profile(p).label}"],
+                        replicas=int(slices * w / per)))
+    return docs
+
+
+def small() -> list[Doc]:
+    """200 mixed pods on 3 nodes (one GPU+NIC node, two MIG nodes)."""
+    docs = ai_cluster(1, 2) + demand(0, 0, 0, 0)[:5]
+    docs += [pod("mig-1g", ["mig-1g-5gb"], replicas=100), pod("mig-3g", ["mig-3g-20gb"], replicas=40),
+             pod("mig-2g", ["mig-2g-10gb"], replicas=20), pod("infer", ["infer"], replicas=30),
+             pod("job", ["train"], replicas=4, gang="job", min_count=2), pod("pair", ["infer"], replicas=6, priority=1)]
+    return docs
+
+
+def replicas(n: int, args: argparse.Namespace) -> None:
+    import tracemalloc
+
+    docs = ai_cluster(1, 1, 2) + demand(0, 0, 0, 0)[:5] + [pod("a", ["mig-1g-5gb"], replicas=n),
+                                                            pod("b", ["infer"], replicas=n)]
+    objs = gen.objects(docs)
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    ans = answer("fit", objs, Options(workers=args.workers, time_limit=args.time_limit))
+    seconds = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"replicas={n} x 2: peak={peak / 2**20:.2f}MiB fit={seconds:.2f}s first-fit={ans.first_fit['pods']} "
+          f"optimal={ans.optimal['pods']} proven={ans.optimal['proven']}")
+
+
+def run(docs: list[Doc], args: argparse.Namespace) -> None:
+    t0 = time.perf_counter()
+    objs = gen.objects(docs)
+    built = time.perf_counter() - t0
+    t1, c1 = time.perf_counter(), time.process_time()
+    ans = answer("fit", objs, Options(workers=args.workers, time_limit=args.time_limit, progress=args.progress))
+    fit, cpu = time.perf_counter() - t1, time.process_time() - c1
+    ff, opt, d = ans.first_fit, ans.optimal, ans.detail
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    gap = (opt["bound"] - opt["objective"]) / opt["bound"] if opt["bound"] else 0.0
+    print(f"nodes={len(objs.nodes)} pods={d['demand']} gangs={len(d.get('gangs', {}))} build={built:.1f}s "
+          f"fit={fit:.1f}s wall, {cpu:.1f}s CPU (model {opt['solveSeconds']:.1f}s wall) rss={rss:.0f}MiB")
+    print(f"  first-fit: pods={ff['pods']} weighted={ff['weighted']} gangs={ff.get('gangs')} "
+          f"allocator-calls={ff['allocatorCalls']} simulation={ff['simulationSeconds']:.1f}s")
+    print(f"  optimal:   pods={opt['pods']} objective={opt['objective']} bound={opt['bound']} gap={100 * gap:.2f}% "
+          f"status={opt['status']} gangs={opt.get('gangs')} method={d.get('method')} types={d.get('nodeTypes')} "
+          f"configurations={d.get('configurations')} iterations={d.get('iterations')} lp={d.get('lpValue')} "
+          f"integer-master={d.get('integerMasterSeconds')}s")
+    print(f"  decoded through the allocator ({d.get('allocatorCalls')} calls), checked node by node: "
+          f"{'yes' if not opt.get('notes') else opt['notes']}")
+    print(f"  gangs Kubernetes refuses that fit: {len(d.get('gangsKubernetesRefusesThatFit', []))}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpu-nodes", type=int, default=500)
+    ap.add_argument("--mig-nodes", type=int, default=500)
+    ap.add_argument("--load", type=float, default=1.1)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--small", action="store_true", help="200 mixed pods on 3 nodes")
+    ap.add_argument("--time-limit", type=float, default=45.0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--yaml", help="write cluster.yaml and demand.yaml into this directory too")
+    ap.add_argument("--replicas", type=int, nargs="+", metavar="N",
+                    help="memory: fit a 1g.5gb pod and a GPU+NIC pod of N replicas each on two nodes, per N "
+                         "(tracemalloc peak during the fit)")
+    ap.add_argument("--joint", action="store_true", help="also answer with the joint model (the path before "
+                                                           "the configuration model), same run")
+    args = ap.parse_args()
+    if args.replicas:
+        for n in args.replicas:
+            replicas(n, args)
+        return
+    if args.small:
+        docs = small()
+    else:
+        docs = ai_cluster(args.gpu_nodes, args.mig_nodes) + demand(args.gpu_nodes, args.mig_nodes, args.load,
+                                                                   args.seed)
+    if args.yaml:
+        out = Path(args.yaml)
+        out.mkdir(parents=True, exist_ok=True)
+        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        (out / "cluster.yaml").write_text(yaml.dump_all([d for d in docs if d["kind"] != "Pod"
+                                                         and d["kind"] != "ResourceClaimTemplate"], Dumper=dumper))
+        (out / "demand.yaml").write_text(yaml.dump_all([d for d in docs if d["kind"] in ("Pod", "ResourceClaimTemplate")],
+                                                       Dumper=dumper))
+    run(docs, args)
+    if args.joint:
+        joint(docs, args)
+
+
+def joint(docs: list[Doc], args: argparse.Namespace) -> None:
+    from dralloc.features import Features
+    from dralloc.planner.questions.general import general_fit
+    from dralloc.planner.view.pods import pods_demand
+
+    objs = gen.objects(docs)
+    t0 = time.perf_counter()
+    _, opt = general_fit(objs, pods_demand(objs), Features.default(), time_limit=args.time_limit,
+                         workers=args.workers, model="joint")
+    print(f"  joint model: pods={sum(opt.served.values())} objective={opt.value} bound={opt.bound} "
+          f"status={opt.status} time={time.perf_counter() - t0:.1f}s")
+
+
+if __name__ == "__main__":
+    main()
