@@ -161,6 +161,10 @@ def test_scaled_scenario_same_devices(path: Path) -> None:
 
 
 def _counter_case(value: str, use: str | list[str], count: int) -> Any:
+    return parse_scenario(_counter_doc(value, use, count), "test")
+
+
+def _counter_doc(value: str, use: str | list[str], count: int) -> dict[str, Any]:
     uses = use if isinstance(use, list) else [use] * 3
     doc = {
         "name": "big-counter", "features": ["DRAPartitionableDevices"],
@@ -183,7 +187,7 @@ def _counter_case(value: str, use: str | list[str], count: int) -> Any:
                     "spec": {"devices": {"requests": [
                         {"name": "r", "exactly": {"deviceClassName": "c", "count": count}}]}}}],
     }
-    return parse_scenario(doc, "test")
+    return doc
 
 
 @pytest.mark.parametrize("mode", ["replay", "first-fit", "optimal"])
@@ -214,3 +218,17 @@ def test_explain_with_a_counter_of_1e19() -> None:
                             Features.from_gates(sc.features))
     lines = explain(problem)
     assert any("counter d/p/set/mem" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("argv", [["allocate", "--mode", "first-fit"], ["allocate", "--mode", "optimal"],
+                                  ["allocate", "--mode", "replay"], ["explain"], ["encode", "--stats"]])
+def test_cli_with_a_counter_of_1e19(tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from dralloc.cli.main import main
+
+    sc_doc = _counter_doc("1e19", "5e18", 3)
+    path = tmp_path / "big.yaml"
+    path.write_text(yaml.safe_dump(sc_doc))
+    code = main([argv[0], str(path), *argv[1:]])
+    err = capsys.readouterr().err
+    assert code in (0, 1), err
+    assert "internal error" not in err
