@@ -20,6 +20,7 @@ import json
 import re
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -204,6 +205,29 @@ def _shallow(text: str) -> bool:
     return max(accumulate(1 if c in "[{" else -1 for c in brackets)) <= MAX_C_DEPTH
 
 
+PURE_PYTHON_DEPTH = 3000   # frames the pure-Python YAML parser may use on a deep document
+
+
+@contextmanager
+def _recursion_capped(frames: int) -> Iterator[None]:
+    """The pure-Python parser fails with RecursionError on absurd depths; cap
+    the interpreter's limit for it so that it fails fast whatever the process
+    has raised the limit to (a high limit made it run for a minute)."""
+    old = sys.getrecursionlimit()
+    depth, f = 0, sys._getframe()
+    while f is not None:
+        depth += 1
+        f = f.f_back  # type: ignore[assignment]
+    cap = depth + frames
+    if cap < old:
+        sys.setrecursionlimit(cap)
+    try:
+        yield
+    finally:
+        if cap < old and sys.getrecursionlimit() == cap:
+            sys.setrecursionlimit(old)
+
+
 def read_documents(path: Path | None) -> tuple[list[RawDocument], list[InputError]]:
     """Parse one file (None: stdin) into raw documents; Lists are flattened."""
     source = "<stdin>" if path is None else str(path)
@@ -213,12 +237,17 @@ def read_documents(path: Path | None) -> tuple[list[RawDocument], list[InputErro
         return [], [UnreadableError(f"cannot read: {e}", source=source)]
     if len(text) > MAX_DOCUMENT_BYTES:
         return [], [UnreadableError(f"file is larger than {MAX_DOCUMENT_BYTES} bytes", source=source)]
+    shallow = _shallow(text)
     try:
         if path is not None and path.suffix == ".json":
+            if not shallow:   # json's C decoder recurses per level: a raised recursion limit lets it crash
+                raise RecursionError
             docs = [json.loads(text)]
+        elif shallow:
+            docs = list(yaml.load_all(text, Loader=SAFE_LOADER))  # noqa: S506 - a safe loader
         else:
-            loader = SAFE_LOADER if _shallow(text) else yaml.SafeLoader
-            docs = list(yaml.load_all(text, Loader=loader))  # noqa: S506 - a safe loader
+            with _recursion_capped(PURE_PYTHON_DEPTH):
+                docs = list(yaml.load_all(text, Loader=yaml.SafeLoader))  # noqa: S506 - a safe loader
     except (yaml.YAMLError, json.JSONDecodeError) as e:
         return [], [UnreadableError("not valid YAML/JSON: " + " ".join(str(e).split()), source=source)]
     except ValueError:   # Python refuses to read an integer of more than 4300 digits

@@ -145,9 +145,10 @@ def op_grow(doc: dict[str, Any], rng: random.Random) -> str:
         return "grow: none"
     p = rng.choice(lists)
     lst = _get(doc, p)
+    named = [x for x in lst if isinstance(x, dict)]
     n = rng.choice([16, 32, 33, 64, 65, 128, 129, 500])
     for i in range(n):
-        item = copy.deepcopy(rng.choice(lst))
+        item = copy.deepcopy(rng.choice(named))
         item["name"] = f"{item.get('name')}-g{i}"
         lst.append(item)
     return f"grow {'.'.join(map(str, p))} by {n}"
@@ -213,7 +214,14 @@ def mutate(doc: dict[str, Any], rng: random.Random, hostile: bool) -> list[str]:
     done = []
     for _ in range(rng.choice([1, 1, 2, 3])):
         before = copy.deepcopy(doc)
-        what = rng.choice(ops)(doc, rng)
+        op = rng.choice(ops)
+        try:
+            what = op(doc, rng)
+        except (LookupError, TypeError, AttributeError, ValueError) as e:   # a site an earlier mutation broke
+            doc.clear()
+            doc.update(before)
+            done.append(f"{op.__name__}: not applicable ({type(e).__name__})")
+            continue
         if _too_big(doc):
             doc.clear()
             doc.update(before)

@@ -4,6 +4,8 @@ readers, generated here (too big to keep as files)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,30 @@ def test_inputs_are_made_from_the_seed_alone() -> None:
         a, b = make(7, i), make(7, i)
         assert (a.family, a.what, a.raw) == (b.family, b.what, b.raw)
     assert len({make(7, i).raw for i in range(30)}) > 25
+
+
+def test_deep_documents_with_a_raised_recursion_limit(tmp_path: Path) -> None:
+    # seed 918273, input 4061: a process whose recursion limit something raised
+    # (the replay did, for many claims) let json's C decoder recurse until the
+    # process died (signal 11), and the pure-Python YAML parser take a minute
+    for name, text in (("deep.json", "[" * 150_000 + "]" * 150_000), ("deep.yaml", "[" * 200_000 + "]" * 200_000)):
+        path = tmp_path / name
+        path.write_text(text)
+        code = ("import sys; sys.setrecursionlimit(200_000); from pathlib import Path; "
+                "from dralloc.io.loader import read_documents; "
+                f"print(read_documents(Path({str(path)!r}))[1][0])")
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+        assert p.returncode == 0, (name, p.returncode, p.stderr[-300:])
+        assert "nested too deeply" in p.stdout
+
+
+def test_replay_gives_back_the_recursion_limit() -> None:
+    from dralloc.check import run_scenario
+    from dralloc.io.scenario import load_scenarios
+
+    scenarios, _ = load_scenarios([FOUND[0]])
+    before = sys.getrecursionlimit()
+    sc = scenarios[0]
+    sc.claims = sc.claims * 40   # deep enough that the search raises the limit for itself
+    run_scenario(sc, "replay")
+    assert sys.getrecursionlimit() == before
