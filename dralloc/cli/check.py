@@ -43,6 +43,7 @@ class FileResult:
     failed: int = 0
     skipped: int = 0
     how: dict[str, int] = field(default_factory=dict)  # passes by how they were established
+    unreadable: int = 0  # files or scenarios that could not be read (bad input: exit 2)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def check_file(path: str, opts: Options) -> FileResult:
     scenarios, errors = load_scenarios([path])
     for e in errors:
         out.lines.append(f"ERROR {e}")
-        out.failed += 1
+        out.unreadable += 1
     for sc in scenarios:
         r = check_scenario(sc, opts.mode, opts.compare, opts.compare_time_limit)
         if r.skipped:
@@ -102,6 +103,8 @@ def summary(total: FileResult) -> str:
     line += f", {total.failed} failed"
     if total.skipped:
         line += f", {total.skipped} skipped"
+    if total.unreadable:
+        line += f", {total.unreadable} unreadable"
     return line
 
 
@@ -121,10 +124,13 @@ def run(args: argparse.Namespace) -> int:
         total.passed += r.passed
         total.failed += r.failed
         total.skipped += r.skipped
+        total.unreadable += r.unreadable
         for k, n in r.how.items():
             total.how[k] = total.how.get(k, 0) + n
     if show:
         print("\r", end="", file=sys.stderr)
     print(summary(total))
     sys.stdout.flush()
+    if total.unreadable:
+        return 2
     return 0 if total.failed == 0 else 1

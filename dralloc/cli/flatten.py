@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from dralloc.cli.inputs import add_input_args, warn
+from dralloc.cli.inputs import add_input_args, progress, warn
 from dralloc.io import load
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins)
+    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins, progress=progress(args))
     warn(args, objs.warnings)
     docs = [s.dump() for s in objs.slices]
     if args.format == "json":

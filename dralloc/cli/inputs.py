@@ -24,7 +24,7 @@ from dralloc.errors import InputError
 from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE, Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
-from dralloc.io.loader import read_documents
+from dralloc.io.parse import iter_documents
 from dralloc.io.scenario import Scenario, parse_scenario
 from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim, ResourceClaimTemplate
 from dralloc.solver.api import allocated_claims, find_node
@@ -38,6 +38,13 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--last-wins", action="store_true",
                    help="two objects of one kind and name: keep the later one (with a warning) "
                         "instead of refusing the input")
+    p.add_argument("--progress", action="store_true",
+                   help="show progress on stderr (a load over 2 s shows it anyway on a terminal)")
+
+
+def progress(args: argparse.Namespace) -> bool | None:
+    """--progress forces progress lines; without it, a terminal decides."""
+    return True if getattr(args, "progress", False) else None
 
 
 def warn(args: argparse.Namespace, lines: Sequence[str]) -> None:
@@ -49,7 +56,8 @@ def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True)
     """The objects in ``paths`` through the front door: every problem raised
     at once (exit 2), a warning line per skipped document or replaced
     duplicate on stderr, then admission (API-server defaults and validation)."""
-    objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False))
+    objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False),
+                progress=progress(args))
     warn(args, objs.warnings)
     return admit(objs) if admission else objs
 
@@ -114,8 +122,8 @@ def _scenario(paths: list[str]) -> Scenario | None:
     """The scenario when ``paths`` is one scenario file, else None."""
     if len(paths) != 1 or paths[0] == "-" or not Path(paths[0]).is_file():
         return None
-    docs, errors = read_documents(Path(paths[0]))   # the loader's guards (size, nesting)
-    if errors or len(docs) != 1:
+    docs = list(iter_documents(Path(paths[0]), lists=False))
+    if len(docs) != 1 or isinstance(docs[0], InputError):
         return None  # the loader reports it properly
     doc: Any = docs[0].data
     if isinstance(doc, dict) and "objects" in doc and "claims" in doc and "kind" not in doc:

@@ -17,9 +17,9 @@ import json
 import sys
 from typing import Any
 
-from dralloc.cli.inputs import add_input_args, warn
+from dralloc.cli.inputs import add_input_args, progress, warn
 from dralloc.io import load
-from dralloc.io.loader import UnreadableError
+from dralloc.io.parse import UnreadableError
 from dralloc.validation import ERROR, Finding, validate
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
@@ -41,7 +41,7 @@ def _summary(findings: list[Finding], objects: int, skipped: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins)
+    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins, progress=progress(args))
     findings = validate(objs)
     count = sum(1 for _ in objs.all())
     if args.format == "json":

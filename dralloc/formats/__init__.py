@@ -42,7 +42,8 @@ from dralloc.formats.evolution import (
 )
 from dralloc.formats.k8srm import is_prototype_pod, translate_prototype
 from dralloc.formats.k8srm_pools import is_prototype
-from dralloc.io.loader import ObjectSet, RawDocument, iter_files, parse_object, read_documents
+from dralloc.io.loader import ObjectSet, iter_files, parse_object
+from dralloc.io.parse import RawDocument, read_documents
 from dralloc.models import TypedObject
 
 __all__ = ["DEFAULT_DRIVER", "DEFAULT_NODE", "FEATURES", "Translation", "convert_documents",

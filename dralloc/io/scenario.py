@@ -10,13 +10,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from dralloc.errors import InputError
-from dralloc.io.loader import (
-    ObjectSet,
-    describe_validation_error,
-    iter_files,
-    parse_object,
-    read_documents,
-)
+from dralloc.io.loader import ObjectSet, describe_validation_error, iter_files, parse_object
+from dralloc.io.parse import iter_documents
 from dralloc.models import AllocationResult, Node, ObjectMeta, ResourceClaim
 
 FEATURE_NAMES = frozenset({
@@ -133,12 +128,16 @@ def load_scenarios(paths: list[str | Path]) -> tuple[list[Scenario], list[InputE
     out: list[Scenario] = []
     errors: list[InputError] = []
     for path in iter_files(paths):
-        docs, problems = read_documents(path)   # the loader's guards: size, nesting, odd numbers
-        errors.extend(InputError(f"cannot read scenario: {p.message}", source=p.source) for p in problems)
-        many = len(docs) > 1
+        src = "<stdin>" if path is None else str(path)
+        docs = list(iter_documents(path, lists=False))
+        bad = [d for d in docs if isinstance(d, InputError)]
+        if bad:  # the same guards and parser as object files; one broken document spoils the file
+            errors.extend(InputError(f"cannot read scenario: {e.message}", source=e.source) for e in bad)
+            continue
         for d in docs:
+            assert not isinstance(d, InputError)
             try:
-                out.append(parse_scenario(d.data, f"{d.source}#{d.index}" if many else d.source))
+                out.append(parse_scenario(d.data, src if len(docs) == 1 else d.where))
             except InputError as e:
                 errors.append(e)
     return out, errors
