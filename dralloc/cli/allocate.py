@@ -93,7 +93,7 @@ def _print(claims: list[ResourceClaim], out: Outcome, fmt: str) -> None:
 
 def run_all_nodes(args: argparse.Namespace) -> int:
     """One line per Node: can the claims be allocated there, and on what."""
-    objs, _, claims, features, admitted = resolve(args)
+    objs, _, claims, features, admitted, _ = resolve(args)
     if not objs.nodes:
         raise InputError("--all-nodes needs Node objects in the files")
     mode = args.mode
@@ -119,11 +119,11 @@ def run_all_nodes(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.all_nodes:
         return run_all_nodes(args)
-    objs, node, claims, features, admitted = resolve(args)
+    objs, node, claims, features, admitted, variant = resolve(args)
     mode = args.mode
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
                    time_limit=args.time_limit, share_ids=args.share_ids, admission=admitted, compare=args.compare,
-                   compare_time_limit=args.compare_time_limit)
+                   compare_time_limit=args.compare_time_limit, variant=variant)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:

@@ -12,7 +12,7 @@ from dralloc.solver.explain import explain
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("explain", help="explain why claims cannot be allocated on a node (minimal core)")
     add_target_args(p)
-    p.add_argument("--time-limit", type=float, default=10.0, help="seconds per CP-SAT call")
+    p.add_argument("--time-limit", type=float, default=10.0, help="seconds for the whole search (default 10)")
     p.set_defaults(func=run)
 
 

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
-from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE, Features
+from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE, Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
 from dralloc.io.parse import iter_documents
@@ -139,6 +139,7 @@ class Target(NamedTuple):
     claims: list[ResourceClaim]
     features: Features
     admitted: bool = True  # False for a scenario file: the allocator's own input, as it is
+    variant: Variant | None = None  # a scenario's own allocator variant
 
 
 def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
@@ -151,7 +152,8 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
     if args.node:
         node = Node(metadata=ObjectMeta(name=args.node))
     claims = [_claim(objs, k) for k in args.claim] if args.claim else list(sc.claims)
-    return Target(objs, node, claims, features, admitted=False)
+    return Target(objs, node, claims, features, admitted=False,
+                  variant=Variant(sc.variant) if sc.variant else None)
 
 
 def _claim(objs: ObjectSet, key: str) -> ResourceClaim:
@@ -184,8 +186,9 @@ def resolve(args: argparse.Namespace) -> Target:
 
 
 def problem_from_args(args: argparse.Namespace) -> Problem:
-    objs, node, claims, features, _ = resolve(args)
-    return build_problem(objs.slices, objs.classes, node, claims, allocated_claims(objs, claims), features)
+    t = resolve(args)
+    return build_problem(t.objs.slices, t.objs.classes, t.node, t.claims, allocated_claims(t.objs, t.claims),
+                         t.features, t.variant)
 
 
 def _seconds(text: str) -> float:

@@ -77,6 +77,7 @@ class YAMLMeaningError(ValueError):
     """A document Kubernetes' YAML decoder refuses (or dralloc's limits)."""
 
 
+_MAX_DIGITS = {2: 64, 8: 22, 10: 20, 16: 16}
 _DIGITS = {2: frozenset("01"), 8: frozenset("01234567"), 10: frozenset("0123456789"),
            16: frozenset("0123456789abcdefABCDEF")}
 
@@ -92,6 +93,8 @@ def _go_int(text: str) -> int | None:
     if len(s) > 1 and s[0] == "0":
         base, digits = {"x": (16, s[2:]), "o": (8, s[2:]), "b": (2, s[2:])}.get(s[1].lower(), (8, s[1:]))
     if not digits or not set(digits) <= _DIGITS[base]:
+        return None
+    if len(digits.lstrip("0")) > _MAX_DIGITS[base]:   # beyond 64 bits (and Python's 4300-digit limit)
         return None
     value = int(digits, base) * (-1 if sign == "-" else 1)
     if -_INT64 <= value < _INT64 or (not sign and value < _UINT64):

@@ -7,52 +7,74 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from dralloc.encoders.choice import NeedsReplay
+from dralloc.encoders.linear import NeedsReplay
 from dralloc.encoders.model import Encoding, encode
 from dralloc.inventory.problem import Problem
 from dralloc.solver.explain_counts import candidate_report
+from dralloc.solver.limits import Deadline, stopped
 
 
-def _feasible(enc: Encoding, active: list[str], time_limit: float) -> tuple[bool, list[str]]:
+class _Stopped(Exception):
+    """A solver call reached the time limit before deciding."""
+
+
+def _feasible(enc: Encoding, active: list[str], deadline: Deadline) -> tuple[bool, list[str]]:
     m = enc.model
     m.ClearAssumptions()
     m.AddAssumptions([enc.assumptions[a] for a in active])
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.max_time_in_seconds = deadline.left()
     status = solver.Solve(m)
     if status == cp_model.INFEASIBLE:
         idx = set(solver.SufficientAssumptionsForInfeasibility())
         core = [a for a in active if enc.assumptions[a].Index() in idx]
         return False, core or active
+    if status == cp_model.UNKNOWN:
+        raise _Stopped
     return True, []
 
 
 def minimal_core(problem: Problem, time_limit: float = 10.0) -> list[str] | None:
     """Labels of a minimal set of requirements that cannot hold together, or
     None when the claims can be allocated (or the model cannot be built)."""
-    found = core_and_encoding(problem, time_limit)
+    try:
+        found = core_and_encoding(problem, time_limit)
+    except NeedsReplay:
+        return None
     return None if found is None else found[0]
 
 
 def core_and_encoding(problem: Problem, time_limit: float = 10.0) -> tuple[list[str], Encoding] | None:
-    try:
-        enc = encode(problem, use_assumptions=True)
-    except NeedsReplay:
-        return None
+    """The core, shrunk by deletion within ``time_limit`` seconds in all. If
+    time runs out while shrinking, the core found so far (conflicting, maybe
+    not minimal) is returned with the label ``STOPPED`` last; if it runs out
+    before any conflict is proven, :class:`NeedsReplay` says so. Raises
+    :class:`NeedsReplay` when the encoding cannot be built."""
+    enc = encode(problem, use_assumptions=True)
+    deadline = Deadline(time_limit)
     labels = sorted(enc.assumptions)
-    ok, core = _feasible(enc, labels, time_limit)
+    try:
+        ok, core = _feasible(enc, labels, deadline)
+    except _Stopped:
+        raise NeedsReplay(stopped(deadline.limit) + " before finding a conflict") from None
     if ok:
         return None
     i = 0
-    while i < len(core):  # deletion-based shrinking
-        trial = core[:i] + core[i + 1:]
-        ok2, sub = _feasible(enc, trial, time_limit)
-        if ok2:
-            i += 1
-        else:
-            core = [c for c in trial if c in sub] if sub else trial
+    try:
+        while i < len(core):  # deletion-based shrinking
+            trial = core[:i] + core[i + 1:]
+            ok2, sub = _feasible(enc, trial, deadline)
+            if ok2:
+                i += 1
+            else:
+                core = [c for c in trial if c in sub] if sub else trial
+    except _Stopped:
+        core = [*core, STOPPED]
     return core, enc
+
+
+STOPPED = "stopped"
 
 
 def _holders(problem: Problem, label: str) -> str:
@@ -97,6 +119,8 @@ def render(problem: Problem, core: list[str], enc: Encoding | None = None) -> li
             c = plan.constraints[int(idx)]
             what = f"matchAttribute {c.match_attribute}" if c.match_attribute else f"distinctAttribute {c.distinct_attribute}"
             out.append(f"claim {plan_key} constraint #{idx} ({what}) over requests {c.requests or 'all'}")
+        elif label == STOPPED:
+            out.append("(the search stopped at its time limit: this set conflicts but may not be minimal)")
         else:
             out.append(label)
     return out
@@ -105,8 +129,12 @@ def render(problem: Problem, core: list[str], enc: Encoding | None = None) -> li
 def explain(problem: Problem, time_limit: float = 10.0) -> list[str]:
     """The explanation in words: the conflicting requirements, then the
     per-request candidate counts."""
-    found = core_and_encoding(problem, time_limit)
     lines = []
+    try:
+        found = core_and_encoding(problem, time_limit)
+    except NeedsReplay as e:
+        found = None
+        lines.append(f"no minimal conflicting set: {e}")
     if found is not None:
         core, enc = found
         lines.append("these requirements cannot all hold on node "

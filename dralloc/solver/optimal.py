@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
+from typing import Any
 
 from ortools.sat.python import cp_model
 
 from dralloc.encoders.model import Encoding
 from dralloc.errors import InputError
 from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
+from dralloc.solver.limits import Deadline, stopped
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.shareids import ShareIDs
 
@@ -30,12 +32,20 @@ OBJECTIVES = ("claims", "devices", "best-fit", "fragmentation")
 SCALE = 1000
 
 
+MAX_PRIORITY = 10**9
+
+
 def _priority(enc: Encoding, c: int) -> int:
     ann = enc.problem.plans[c].claim.metadata.annotations or {}
+    raw = ann.get("dralloc.io/priority", "1")
     try:
-        return max(1, int(ann.get("dralloc.io/priority", "1")))
+        value = int(raw)
     except ValueError:
-        raise InputError(f"claim {enc.problem.plans[c].key}: annotation dralloc.io/priority must be an integer") from None
+        value = MAX_PRIORITY + 1
+    if value > MAX_PRIORITY:
+        raise InputError(f"claim {enc.problem.plans[c].key}: metadata.annotations[dralloc.io/priority]: "
+                         f"{raw[:40]!r} is not an integer of at most {MAX_PRIORITY}")
+    return max(1, value)
 
 
 def _terms(enc: Encoding, name: str) -> tuple[list[tuple[int, cp_model.IntVar]], bool]:
@@ -84,27 +94,61 @@ def _best_fit(enc: Encoding) -> list[tuple[int, cp_model.IntVar]]:
         for cs, cn in pd.consumption().items():
             for n, v in cn.items():
                 if totals.get((cs, n)):
-                    w += v / totals[(cs, n)]
+                    w += _share(v, totals[(cs, n)])
         for n, cap in (pd.device.capacity or {}).items():
             if totals.get(("capacity", n)):
-                w += cap.value.value / totals[("capacity", n)]
+                w += _share(cap.value.value, totals[("capacity", n)])
         out.extend((int(w * SCALE) + 1, v) for _, v in us)
     return out
 
 
+def _share(amount: Fraction, total: Fraction) -> Fraction:
+    """``amount`` as a share of ``total``, within [0, 1]: a device that could be
+    chosen never consumes more than a counter holds, and the clamp keeps the
+    weights small whatever the quantities (1e19, negative values)."""
+    return min(Fraction(1), max(Fraction(0), amount / total))
+
+
 def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: float | None,
              share_ids: ShareIDs) -> Outcome:
+    """The objectives in order, first-fit's answer as hint and floor, all
+    within one time budget (``time_limit``, or the default)."""
     names = [n.strip() for n in (objective or "claims,best-fit").split(",") if n.strip()]
     t0 = time.perf_counter()
+    deadline = Deadline(time_limit)
     # first-fit floor and hint (claims optional: first-fit takes what it can in order)
-    ff_solver, ff_status = first_fit_solve(enc, time_limit)
+    ff_solver, ff_status = first_fit_solve(enc, deadline.left())
     hint = None
     if ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         hint = {v.Index(): ff_solver.Value(v) for v in _all_vars(enc)}
     enc.model.ClearHints()
     enc.model.proto.search_strategy.clear()
+    found, status, report = _lexicographic(enc, names, hint, deadline)
+    out.solver = {"objectives": report}
+    if found is not None:
+        if len(report) < len(names):
+            out.notes.append(f"objective {names[len(report)]} gave no answer in time: the answer is the best "
+                             f"for {', '.join(r['objective'] for r in report)}")  # type: ignore[misc]
+        fill(out, enc, *decode(enc, _canonical(enc, found, deadline, report, out)), share_ids)
+    elif ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        fill(out, enc, *decode(enc, ff_solver), share_ids)
+        out.notes.append(f"{stopped(deadline.limit, 'optimal search')} without an answer: first-fit's "
+                         "answer returned")
+    elif cp_model.UNKNOWN in (ff_status, status):
+        out.status, out.error = Status.ERROR, stopped(deadline.limit, "CP-SAT") + " without an answer"
+    else:
+        out.status = Status.UNSATISFIABLE
+    out.solver["wall_time_s"] = round(time.perf_counter() - t0, 6)
+    return out
+
+
+def _lexicographic(enc: Encoding, names: list[str], hint: dict[int, int] | None,
+                   deadline: Deadline) -> tuple[cp_model.CpSolver | None, Any, list[dict[str, object]]]:
+    """Each objective in turn, the previous ones kept at their value (proven)
+    or at least at it (stopped by the time limit)."""
     report: list[dict[str, object]] = []
     found: cp_model.CpSolver | None = None
+    status: Any = cp_model.UNKNOWN
     for name in names:
         terms, maximize = _terms(enc, name)
         expr = sum(w * v for w, v in terms)
@@ -113,7 +157,7 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
             for v in _all_vars(enc):
                 if v.Index() in hint:
                     enc.model.AddHint(v, hint[v.Index()])
-        solver = _params(False, time_limit)
+        solver = _params(False, deadline.left())
         status = solver.Solve(enc.model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
@@ -126,22 +170,10 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         enc.model.Add(expr == val if status == cp_model.OPTIMAL else expr >= val if maximize else expr <= val)
         hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
         enc.model.ClearHints()
-    out.solver = {"objectives": report}
-    if found is not None:
-        if len(report) < len(names):
-            out.notes.append(f"objective {names[len(report)]} gave no answer in time: the answer is the best "
-                             f"for {', '.join(r['objective'] for r in report)}")  # type: ignore[misc]
-        fill(out, enc, *decode(enc, _canonical(enc, found, time_limit, report, out)), share_ids)
-    elif ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        fill(out, enc, *decode(enc, ff_solver), share_ids)
-        out.notes.append("optimal search gave no answer in time: first-fit's answer returned")
-    else:
-        out.status = Status.UNSATISFIABLE
-    out.solver["wall_time_s"] = round(time.perf_counter() - t0, 6)
-    return out
+    return found, status, report
 
 
-def _canonical(enc: Encoding, found: cp_model.CpSolver, time_limit: float | None,
+def _canonical(enc: Encoding, found: cp_model.CpSolver, deadline: Deadline,
                report: list[dict[str, object]], out: Outcome) -> cp_model.CpSolver:
     """The tie-break among equally good answers: of all the answers whose
     objective values equal (or, after a time limit, are at least as good as)
@@ -151,16 +183,16 @@ def _canonical(enc: Encoding, found: cp_model.CpSolver, time_limit: float | None
     search met first."""
     enc.model.ClearObjective()
     enc.model.ClearHints()
-    solver, status = first_fit_solve(enc, time_limit)
+    solver, status = first_fit_solve(enc, deadline.left())
     out.solver["tie_break"] = {"status": solver.StatusName(status), "wall_time_s": round(solver.WallTime(), 6),
                                "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         proven = all(r["status"] == "OPTIMAL" for r in report)
         if not proven:
-            out.notes.append("the time limit stopped the optimal search before it proved its answer: another "
-                             "run may find a different one")
+            out.notes.append(f"{stopped(deadline.limit, 'optimal search')} before it proved its answer: "
+                             "another run may find a different one")
         return solver
-    out.notes.append("the time limit stopped the tie-break among equal answers: this is one of them, "
+    out.notes.append(f"{stopped(deadline.limit, 'tie-break among equal answers')}: this is one of them, "
                      "another run may return another")
     return found
 
