@@ -21,12 +21,20 @@ from dralloc.planner.generate.clusters import device_classes, node_objects
 from dralloc.validation.admission import admit
 
 
+class _PlainDumper(yaml.SafeDumper):
+    """No anchors for objects the generator shares: kubectl never writes them
+    (and a document with aliases takes the loader's exact, slower path)."""
+
+    def ignore_aliases(self, data: object) -> bool:
+        return True
+
+
 def write_cluster(path: Path, nodes: int) -> None:
     docs = [*device_classes()]
     for n in range(nodes):
         docs.extend(node_objects(f"node-{n:04d}", "a100-40gb", 8))
     with path.open("w", encoding="utf-8") as f:
-        yaml.safe_dump_all(docs, f, sort_keys=False)
+        yaml.dump_all(docs, f, Dumper=_PlainDumper, sort_keys=False)
 
 
 def run(nodes: int, repeat: int) -> dict[str, float]:

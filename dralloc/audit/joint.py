@@ -18,7 +18,7 @@ from ortools.sat.python import cp_model
 
 from dralloc.checker.rules import verify_allocation, with_allocation
 from dralloc.encoders import attributes, choice, counters, devices
-from dralloc.encoders.choice import NeedsReplay
+from dralloc.encoders.linear import NeedsReplay
 from dralloc.encoders.model import Encoding
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
@@ -26,6 +26,7 @@ from dralloc.inventory.problem import build_problem
 from dralloc.io.loader import ObjectSet
 from dralloc.models import AllocationResult, Node, ResourceClaim
 from dralloc.solver.cpsat import decode, fill
+from dralloc.solver.limits import stopped
 from dralloc.solver.outcome import Outcome, Status
 
 
@@ -133,6 +134,9 @@ def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[Resource
     solver.parameters.max_time_in_seconds = time_limit
     code = solver.solve(model)
     res = JointResult(solver.status_name(code))
+    if code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+        res.notes.append(stopped(time_limit, "the joint search") + (
+            " before proving the optimum" if code == cp_model.FEASIBLE else " without an answer"))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         res.bound = round(solver.best_objective_bound)
         _decode(res, solver, nodes, z, {g.key: g for g in groups}, objs, allocated, features, var)

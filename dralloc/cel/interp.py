@@ -3,7 +3,8 @@
 Errors are raised as CELRuntimeError. ``&&``/``||`` and the ``all``/``exists``
 macros absorb errors when the other operands decide the result, as cel-go
 does. Every call and comprehension step is charged to ``env.cost``; going over
-the Kubernetes limit raises the cost error, so no expression can run for long."""
+the Kubernetes limit raises the cost error, so no expression can run for long
+(:mod:`dralloc.cel.cost`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from dralloc.cel import ops
+from dralloc.cel.cost import Env, traversal
 from dralloc.cel.errors import CELRuntimeError, no_overload
-from dralloc.cel.library import COST_LIMIT, COSTS, GLOBAL, MEMBER, cost_exceeded
+from dralloc.cel.library import COSTS, GLOBAL, MEMBER
 from dralloc.cel.parse import Call, Ident, Index, ListLit, Lit, MapLit, Node, Select
 from dralloc.cel.values import CelType, Opt, type_name
 
@@ -24,21 +26,10 @@ MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter",
                     "transformList", "transformMap", "sortBy", "optMap", "optFlatMap"})
 
 
-class Env:
-    __slots__ = ("vars", "cost", "limit")
-
-    def __init__(self, variables: dict[str, Any], limit: int = COST_LIMIT) -> None:
-        self.vars = variables
-        self.cost = 0
-        self.limit = limit
-
-    def charge(self, n: int) -> None:
-        self.cost += n
-        if self.cost > self.limit:
-            raise cost_exceeded()
-
-
 def _size_cost(v: Any) -> int:
+    t = type(v)
+    if t is bool or t is int or t is float:
+        return 0
     if isinstance(v, list | dict):
         return len(v)
     if isinstance(v, str | bytes):
@@ -57,8 +48,7 @@ def compile_node(node: Node, scope: frozenset[str] = frozenset()) -> Fn:
     if isinstance(node, Index):
         return _index(node, scope)
     if isinstance(node, ListLit):
-        items = [compile_node(i, scope) for i in node.items]
-        return lambda env: [f(env) for f in items]
+        return _list_lit(node, scope)
     if isinstance(node, MapLit):
         return _map_lit(node, scope)
     assert isinstance(node, Call)
@@ -91,6 +81,16 @@ def _index(node: Index, scope: frozenset[str]) -> Fn:
     def idx(env: Env) -> Any:
         return ops.index(operand(env), index(env), optional)
     return idx
+
+
+def _list_lit(node: ListLit, scope: frozenset[str]) -> Fn:
+    items = [compile_node(i, scope) for i in node.items]
+    size = len(items)
+
+    def build(env: Env) -> list[Any]:
+        env.charge(size)
+        return [f(env) for f in items]
+    return build
 
 
 def _map_lit(node: MapLit, scope: frozenset[str]) -> Fn:
@@ -135,19 +135,35 @@ def _invoke(name: str, impl: Callable[..., Any] | None, argfns: list[Fn]) -> Fn:
         raise CELRuntimeError(f"undeclared reference to '{name}'")
     fn: Callable[..., Any] = impl
     extra = COSTS.get(name)
+    pre: Callable[..., int] | None = extra if extra is not None else None if name in _FLAT else _traversal
+    opt_aware = name in _OPT_AWARE
 
     def call(env: Env) -> Any:
         vals = [f(env) for f in argfns]
-        if vals and isinstance(vals[0], Opt) and name not in _OPT_AWARE:
+        if not opt_aware and vals and isinstance(vals[0], Opt):
             raise no_overload(name, *vals)
-        if extra is not None:
-            env.charge(extra(*vals))
+        # work that grows with the arguments is charged before it is done (a
+        # little of it may wait for the charge after the call)
+        before = pre(*vals) if pre is not None else 0
+        if before > EARLY:
+            env.charge(before)
+            before = 0
         result = fn(*vals)
-        env.charge(1 + _size_cost(result))
+        env.charge(1 + before + _size_cost(result))
         return result
     return call
 
 
+EARLY = 64   # argument work charged before the call beyond this much
+
+
+def _traversal(*vals: Any) -> int:
+    return traversal(vals)
+
+
+# calls that cost the same whatever the size of their arguments
+_FLAT = frozenset({"size", "type", "dyn", "hasValue", "value", "orValue", "or", "optional.of",
+                   "optional.ofNonZeroValue", "optional.none"})
 _OPT_AWARE = frozenset({"orValue", "or", "hasValue", "value", "optional.of",
                         "optional.ofNonZeroValue", "type", "dyn"})
 

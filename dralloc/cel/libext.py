@@ -7,10 +7,9 @@ import json
 from functools import cmp_to_key
 from typing import Any
 
+from dralloc.cel.cost import charge, text_cost
 from dralloc.cel.errors import CELRuntimeError, no_overload
-from dralloc.cel.values import UInt, cel_cmp, cel_eq, check_int
-
-COST_LIMIT = 1_000_000
+from dralloc.cel.values import UInt, cel_cmp, cel_eq, check_int, check_uint
 
 
 def _ints(*vals: Any) -> bool:
@@ -27,6 +26,8 @@ def s_char_at(*a: Any) -> str:
 
 
 def _index_of(fn: str, a: tuple[Any, ...], last: bool) -> int:
+    if not a:
+        raise no_overload(fn)
     if isinstance(a[0], list) and len(a) == 2:
         idx = [i for i, v in enumerate(a[0]) if cel_eq(v, a[1])]
         return (idx[-1] if last else idx[0]) if idx else -1
@@ -74,9 +75,12 @@ def s_replace(*a: Any) -> str:
     n = a[3] if len(a) == 4 else -1
     if not _ints(n):
         raise no_overload("replace", *a)
-    if len(a[0]) * max(1, len(a[2])) > COST_LIMIT:
-        raise CELRuntimeError("operation cancelled: actual cost limit exceeded")
-    return str(a[0].replace(a[1], a[2], n))
+    s, old, new = a[0], a[1], a[2]
+    count = s.count(old) if old else len(s) + 1
+    if n >= 0:
+        count = min(count, n)
+    charge(text_cost(len(s) + count * max(0, len(new) - len(old))))   # the result, before building it
+    return str(s.replace(old, new, n))
 
 
 def s_split(*a: Any) -> list[str]:
@@ -88,6 +92,7 @@ def s_split(*a: Any) -> list[str]:
     if n == 0:
         return []
     s, sep = a[0], a[1]
+    charge(len(s) + 1 if sep == "" else s.count(sep) + 1)   # the parts, before building them
     if sep == "":
         parts = list(s)
         return parts if n < 0 or n >= len(parts) else parts[: n - 1] + ["".join(parts[n - 1 :])]
@@ -116,6 +121,7 @@ def s_join(*a: Any) -> str:
     sep = a[1] if len(a) == 2 else ""
     if not isinstance(sep, str):
         raise no_overload("join", *a)
+    charge(text_cost(sum(map(len, a[0])) + len(sep) * max(0, len(a[0]) - 1)))
     return sep.join(a[0])
 
 
@@ -135,8 +141,7 @@ def _list(fn: str, a: tuple[Any, ...], n: int) -> list[Any]:
 def l_range(*a: Any) -> list[int]:
     if len(a) != 1 or not _ints(a[0]):
         raise no_overload("lists.range", *a)
-    if a[0] > COST_LIMIT:
-        raise CELRuntimeError("operation cancelled: actual cost limit exceeded")
+    charge(max(0, a[0]))
     return list(range(max(0, a[0])))
 
 
@@ -151,6 +156,7 @@ def l_slice(*a: Any) -> list[Any]:
 
 def _flatten(lst: list[Any], depth: int) -> list[Any]:
     out: list[Any] = []
+    charge(len(lst))   # nested lists may share elements: charge what is copied
     for v in lst:
         if isinstance(v, list) and depth > 0:
             out.extend(_flatten(v, depth - 1))
@@ -168,9 +174,29 @@ def l_flatten(*a: Any) -> list[Any]:
     return _flatten(a[0], depth)
 
 
+def _key(v: Any) -> Any:
+    """A hashable key equal exactly when CEL values are equal (numbers across
+    int, uint and double; NaN never), or None when there is none."""
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, int | float):
+        return None if v != v else ("num", v)
+    if isinstance(v, str | bytes) or v is None:
+        return (type(v).__name__, v)
+    return None
+
+
 def l_distinct(*a: Any) -> list[Any]:
     out: list[Any] = []
+    seen: set[Any] = set()
     for v in _list("distinct", a, 1):
+        k = _key(v)
+        if k is not None:
+            if k not in seen:
+                seen.add(k)
+                out.append(v)
+            continue
+        charge(len(out))
         if not any(cel_eq(v, o) for o in out):
             out.append(v)
     return out
@@ -186,8 +212,15 @@ def _sorted(fn: str, lst: list[Any]) -> list[Any]:
     return sorted(lst, key=cmp_to_key(lambda x, y: cel_cmp(fn, x, y)))
 
 
+def sort_cost(n: int) -> int:
+    """Comparisons of a sort of ``n`` elements: n·⌈log2 n⌉."""
+    return n * max(1, n.bit_length())
+
+
 def l_sort(*a: Any) -> list[Any]:
-    return _sorted("sort", _list("sort", a, 1))
+    lst = _list("sort", a, 1)
+    charge(sort_cost(len(lst)))
+    return _sorted("sort", lst)
 
 
 def l_is_sorted(*a: Any) -> bool:
@@ -204,8 +237,8 @@ def l_sum(*a: Any) -> Any:
         if type(v) is not type(total) or isinstance(v, bool) or not isinstance(v, int | float):
             raise no_overload("sum", *a)
         total = total + v
-    if isinstance(total, UInt):
-        return UInt(total)
+    if isinstance(lst[0], UInt):
+        return check_uint(total)
     return check_int(total) if isinstance(total, int) else total
 
 
@@ -232,6 +265,7 @@ def l_max(*a: Any) -> Any:
 def _two_lists(fn: str, a: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
     if len(a) != 2 or not isinstance(a[0], list) or not isinstance(a[1], list):
         raise no_overload(fn, *a)
+    charge(len(a[0]) * len(a[1]))   # every pair may be compared
     return a[0], a[1]
 
 
@@ -242,7 +276,7 @@ def sets_contains(*a: Any) -> bool:
 
 def sets_equivalent(*a: Any) -> bool:
     x, y = _two_lists("sets.equivalent", a)
-    return sets_contains(x, y) and sets_contains(y, x)
+    return all(any(cel_eq(v, w) for w in x) for v in y) and all(any(cel_eq(v, w) for w in y) for v in x)
 
 
 def sets_intersects(*a: Any) -> bool:

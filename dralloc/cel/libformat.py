@@ -12,6 +12,7 @@ import math
 from decimal import Decimal
 from typing import Any
 
+from dralloc.cel.cost import charge, text_cost
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.values import UInt, type_name
 
@@ -75,6 +76,7 @@ def _is_int(v: Any) -> bool:
 # ---------------------------------------------------------------- %s
 def fmt_string(v: Any) -> str:
     if isinstance(v, list):
+        charge(len(v))   # nested lists may share elements: charge every member rendered
         return "[" + ", ".join(_member(x) for x in v) + "]"
     if isinstance(v, dict):
         return _fmt_map(v)
@@ -108,6 +110,7 @@ def _unquoted_member(v: Any) -> str:
 
 def _member(v: Any) -> str:
     s = _unquoted_member(v)
+    charge(text_cost(len(s)))
     if isinstance(v, str):
         return go_quote(s)
     if isinstance(v, bytes):
@@ -118,6 +121,7 @@ def _member(v: Any) -> str:
 
 
 def _fmt_map(m: dict[Any, Any]) -> str:
+    charge(len(m))
     pairs = []
     for k, v in m.items():
         if not isinstance(k, str | int):
@@ -255,6 +259,7 @@ def format_string(fmt: str, args: list[Any]) -> str:
         if i + 1 >= len(fmt):
             raise FormatError("unexpected end of string")
         i, text = _clause(fmt, i + 1, args[n])
+        charge(text_cost(len(text)))
         out.append(text)
         n += 1
     return "".join(out)

@@ -10,27 +10,20 @@ from typing import Any
 
 import re2
 
-from dralloc.cel import libext, libformat, libnamed, libnet, libtime, libtypes, liburl
+from dralloc.cel import libconv, libext, libformat, libnamed, libnet, libtime, libtypes, liburl
+from dralloc.cel.cost import COST_LIMIT, cost_exceeded, text_cost, traversal
 from dralloc.cel.errors import CELRuntimeError, no_overload
+from dralloc.cel.libconv import go_str
 from dralloc.cel.values import (
     CelType,
     Opt,
-    Semver,
-    UInt,
     cel_cmp,
     cel_eq,
-    check_int,
-    check_uint,
     type_name,
 )
 from dralloc.quantity import Quantity
 
 Impl = Callable[..., Any]
-COST_LIMIT = 1_000_000
-
-
-def cost_exceeded() -> CELRuntimeError:
-    return CELRuntimeError("operation cancelled: actual cost limit exceeded")
 
 
 def _want(fn: str, args: tuple[Any, ...], *types: type | tuple[type, ...]) -> None:
@@ -42,15 +35,18 @@ def _want(fn: str, args: tuple[Any, ...], *types: type | tuple[type, ...]) -> No
 
 
 _regex_cache: dict[str, Any] = {}
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False   # a bad pattern is a CEL error, not a line on stderr
 
 
 def _regex(pattern: str) -> Any:
     r = _regex_cache.get(pattern)
     if r is None:
         try:
-            r = re2.compile(pattern)
+            r = re2.compile(go_str(pattern), _RE2_OPTIONS)
         except Exception as e:  # re2.error
-            raise CELRuntimeError(f"invalid regular expression {pattern!r}: {e}") from None
+            why = e.args[0].decode("utf-8", "replace") if e.args and isinstance(e.args[0], bytes) else str(e)
+            raise CELRuntimeError(f"invalid regular expression {pattern!r}: {why}") from None
         if len(_regex_cache) > 1024:
             _regex_cache.clear()
         _regex_cache[pattern] = r
@@ -81,116 +77,30 @@ def f_ends(*a: Any) -> bool:
 
 def f_matches(*a: Any) -> bool:
     _want("matches", a, str, str)
-    return _regex(a[1]).search(a[0]) is not None
+    return _regex(a[1]).search(go_str(a[0])) is not None
 
 
-def f_int(*a: Any) -> int:
-    v = a[0] if len(a) == 1 else None
-    if isinstance(v, bool) or len(a) != 1:
-        raise no_overload("int", *a)
-    if isinstance(v, int):
-        return check_int(int(v))
-    if isinstance(v, libtime.Timestamp):
-        return v.ns // libtime.NS
-    if isinstance(v, float):
-        if v != v or not (-(2.0**63) <= v < 2.0**63):
-            raise CELRuntimeError("range error")
-        return int(v)
-    if isinstance(v, str):
-        try:
-            return check_int(int(v, 10))
-        except ValueError:
-            raise CELRuntimeError(f"cannot convert {v!r} to int") from None
-    raise no_overload("int", *a)
-
-
-def f_uint(*a: Any) -> UInt:
-    v = a[0] if len(a) == 1 else None
-    if isinstance(v, bool) or len(a) != 1:
-        raise no_overload("uint", *a)
-    if isinstance(v, int | float):
-        if v != v:
-            raise CELRuntimeError("range error")
-        return check_uint(int(v))
-    if isinstance(v, str):
-        try:
-            return check_uint(int(v, 10))
-        except ValueError:
-            raise CELRuntimeError(f"cannot convert {v!r} to uint") from None
-    raise no_overload("uint", *a)
-
-
-def f_double(*a: Any) -> float:
-    v = a[0] if len(a) == 1 else None
-    if isinstance(v, int | float) and not isinstance(v, bool):
-        return float(v)
-    if isinstance(v, str):
-        try:
-            return float(v)
-        except ValueError:
-            raise CELRuntimeError(f"cannot convert {v!r} to double") from None
-    raise no_overload("double", *a)
-
-
-def f_string(*a: Any) -> str:
-    v = a[0] if len(a) == 1 else None
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return v
-    if isinstance(v, int):
-        return str(int(v))
-    if isinstance(v, float):
-        return libformat.go_float(v)
-    if isinstance(v, bytes):
-        try:
-            return v.decode("utf-8")
-        except UnicodeDecodeError:
-            raise CELRuntimeError("invalid UTF-8 in bytes") from None
-    if isinstance(v, Semver):
-        return v.text
-    to_text = getattr(v, "cel_string", None)  # net.IP, net.CIDR, timestamps, durations
-    if to_text is not None:
-        return str(to_text())
-    raise no_overload("string", *a)
-
-
-def f_bool(*a: Any) -> bool:
-    v = a[0] if len(a) == 1 else None
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, str):
-        if v in ("true", "True", "TRUE", "t", "1"):
-            return True
-        if v in ("false", "False", "FALSE", "f", "0"):
-            return False
-        raise CELRuntimeError(f"type conversion error from 'string' to 'bool': {v!r}")
-    raise no_overload("bool", *a)
-
-
-def f_bytes(*a: Any) -> bytes:
-    if len(a) == 1 and isinstance(a[0], bytes):
-        return a[0]
-    if len(a) == 1 and isinstance(a[0], str):
-        return a[0].encode("utf-8")
-    raise no_overload("bytes", *a)
+def _arg(fn: str, a: tuple[Any, ...]) -> Any:
+    if len(a) != 1:
+        raise no_overload(fn, *a)
+    return a[0]
 
 
 def f_type(*a: Any) -> CelType:
-    return CelType(type_name(a[0]))
+    return CelType(type_name(_arg("type", a)))
 
 
 def f_dyn(*a: Any) -> Any:
-    return a[0]
+    return _arg("dyn", a)
 
 
 # ---------------------------------------------------------------- optional
 def f_opt_of(*a: Any) -> Opt:
-    return Opt(a[0])
+    return Opt(_arg("optional.of", a))
 
 
 def f_opt_nonzero(*a: Any) -> Opt:
-    v = a[0]
+    v = _arg("optional.ofNonZeroValue", a)
     zero = v is None or v is False or (isinstance(v, int | float | str | bytes | list | dict) and not v)
     return Opt.NONE if zero else Opt(v)
 
@@ -200,6 +110,8 @@ def f_opt_none(*a: Any) -> Opt:
 
 
 def f_or_value(*a: Any) -> Any:
+    if len(a) != 2:
+        raise no_overload("orValue", *a)
     _want("orValue", a[:1], Opt)
     return a[0].value if a[0].present else a[1]
 
@@ -239,18 +151,27 @@ MEMBER: dict[str, Impl] = {
     "value": f_value, "includes": f_includes,
 }
 GLOBAL: dict[str, Impl] = {
-    "size": f_size, "matches": f_matches, "int": f_int, "uint": f_uint, "double": f_double,
-    "string": f_string, "bool": f_bool, "bytes": f_bytes, "type": f_type, "dyn": f_dyn,
+    "size": f_size, "matches": f_matches, "type": f_type, "dyn": f_dyn,
     "optional.of": f_opt_of, "optional.ofNonZeroValue": f_opt_nonzero,
     "optional.none": f_opt_none,
 }
-for _lib in (libtypes, libext, libnet, liburl, libformat, libtime, libnamed):
+for _lib in (libconv, libtypes, libext, libnet, liburl, libformat, libtime, libnamed):
     MEMBER.update(_lib.MEMBER)
     GLOBAL.update(_lib.GLOBAL)
 RETURNS: dict[str, str] = {**libnet.RETURNS, **liburl.RETURNS, **libformat.RETURNS, **libtime.RETURNS,
                            **libnamed.RETURNS}
 # calls whose runtime cost depends on their arguments (charged on top of the flat cost)
-COSTS: dict[str, Callable[..., int]] = dict(libnamed.COSTS)
+def regex_cost(*a: Any) -> int:
+    """Kubernetes' cost of a regular expression over a string: the string's
+    traversal times a quarter of the pattern's length (each call of
+    matches/find/findAll)."""
+    if len(a) >= 2 and isinstance(a[0], str) and isinstance(a[1], str):
+        return text_cost(1 + len(a[0])) * max(1, -(-len(a[1]) // 4)) + traversal(a[2:])
+    return traversal(a)
+
+
+COSTS: dict[str, Callable[..., int]] = {**libnamed.COSTS, "matches": regex_cost,
+                                        "find": regex_cost, "findAll": regex_cost}
 
 # helpers re-exported for the interpreter
 __all__ = ["MEMBER", "GLOBAL", "RETURNS", "COSTS", "COST_LIMIT", "cost_exceeded", "cel_cmp", "Quantity"]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from dralloc.cel.cost import charge
 from dralloc.cel.errors import CELRuntimeError, no_overload
+from dralloc.cel.libconv import go_str
 from dralloc.cel.values import INT64_MAX, INT64_MIN, Semver, SemverError
 from dralloc.quantity import Quantity, QuantityError
 
@@ -52,7 +55,11 @@ def q_as_integer(*a: Any) -> int:
 
 
 def q_as_float(*a: Any) -> float:
-    return float(_q("asApproximateFloat", a, 1).value)
+    v = _q("asApproximateFloat", a, 1).value
+    try:
+        return float(v)
+    except OverflowError:   # beyond the double range: Go's float arithmetic gives ±Inf
+        return math.inf if v > 0 else -math.inf
 
 
 def q_sign(*a: Any) -> int:
@@ -71,11 +78,13 @@ def _operand(fn: str, a: tuple[Any, ...]) -> Quantity:
 
 
 def q_add(*a: Any) -> Quantity:
-    return a[0] + _operand("add", a)  # type: ignore[no-any-return]
+    other = _operand("add", a)
+    return a[0] + other  # type: ignore[no-any-return]
 
 
 def q_sub(*a: Any) -> Quantity:
-    return a[0] - _operand("sub", a)  # type: ignore[no-any-return]
+    other = _operand("sub", a)
+    return a[0] - other  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------- Semver
@@ -151,7 +160,7 @@ def r_find(*a: Any) -> str:
 
     if len(a) != 2 or not isinstance(a[0], str) or not isinstance(a[1], str):
         raise no_overload("find", *a)
-    m = _regex(a[1]).search(a[0])
+    m = _regex(a[1]).search(go_str(a[0]))
     return "" if m is None else str(m.group(0))
 
 
@@ -163,10 +172,13 @@ def r_find_all(*a: Any) -> list[str]:
     limit = a[2] if len(a) == 3 else -1
     if not isinstance(limit, int) or isinstance(limit, bool):
         raise no_overload("findAll", *a)
-    if limit == 0:
-        return []
-    out = [str(m.group(0)) for m in _regex(a[1]).finditer(a[0])]
-    return out if limit < 0 else out[:limit]
+    out: list[str] = []
+    for m in _regex(a[1]).finditer(go_str(a[0])):
+        if len(out) == limit:
+            break
+        charge(5)   # each match, as it is found (an empty pattern matches everywhere)
+        out.append(str(m.group(0)))
+    return out
 
 
 MEMBER = {

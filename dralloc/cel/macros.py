@@ -167,6 +167,7 @@ class _Comprehension:
 
     def _sort_by(self, env: Env) -> list[Any]:
         keyed: list[tuple[Any, Any]] = [(self.bodies[0](env), val) for _, val in self._iter(env)]
+        env.charge(len(keyed) * max(1, len(keyed).bit_length()))   # the comparisons of the sort
         keyed.sort(key=cmp_to_key(_cmp_keys))
         return [v for _, v in keyed]
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cel import libtime
+from dralloc.cel.cost import text_cost
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.libtime import TimeValue
 from dralloc.cel.values import INT64_MIN, Opt, UInt, cel_cmp, cel_eq, check_int, check_uint
@@ -24,8 +25,10 @@ class DomainMaps(dict):  # type: ignore[type-arg]
 
 
 def _lookup(m: dict[Any, Any], key: Any) -> tuple[bool, Any]:
-    if isinstance(m, DomainMaps):
-        return True, m.get(key, EMPTY) if isinstance(key, str) else _bad_key(key)
+    if type(m) is DomainMaps:
+        return True, m.get(key, EMPTY) if type(key) is str else _bad_key(key)
+    if type(key) is str:
+        return (True, m[key]) if key in m else (False, None)
     if isinstance(key, float) and key.is_integer():
         key = int(key)
     if isinstance(key, bool):
@@ -33,6 +36,8 @@ def _lookup(m: dict[Any, Any], key: Any) -> tuple[bool, Any]:
             if isinstance(k, bool) and k == key:
                 return True, v
         return False, None
+    if not isinstance(key, int | float):
+        raise CELRuntimeError(f"unsupported key type: {_tn(key)}")
     if key in m:
         return True, m[key]
     return False, None
@@ -222,6 +227,8 @@ def _mod(a: Any, b: Any) -> Any:
         raise no_overload("_%_", a, b)
     if b == 0:
         raise CELRuntimeError("modulus by zero")
+    if t is int and a == INT64_MIN and b == -1:
+        raise CELRuntimeError("integer overflow")
     r = abs(a) % abs(b)
     return _fix(t, r if a >= 0 else -r)
 
@@ -230,25 +237,48 @@ def _in(a: Any, b: Any) -> bool:
     if isinstance(b, list):
         return any(cel_eq(a, x) for x in b)
     if isinstance(b, dict):
-        return _lookup(b, a)[0] if not isinstance(b, DomainMaps) else a in b
+        return _lookup(b, a)[0] if not isinstance(b, DomainMaps) else isinstance(a, str) and a in b
     raise no_overload("@in", a, b)
 
 
-def _binary(impl: Callable[[Any, Any], Any], fns: list[Fn]) -> Fn:
-    left, right = fns
-    if impl is _add:
-        def add(env: Env) -> Any:
-            r = _add(left(env), right(env))
-            if isinstance(r, list):
-                env.charge(len(r))
-            elif isinstance(r, str | bytes):
-                env.charge(len(r) // 10)
-            return r
-        return add
+def _add_cost(a: Any, b: Any) -> int:
+    """A new string or list: its size, charged before it is built."""
+    if isinstance(a, str | bytes) and isinstance(b, str | bytes):
+        return text_cost(len(a) + len(b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) + len(b)
+    return 0
 
-    def f(env: Env) -> Any:
-        return impl(left(env), right(env))
-    return f
+
+def _compare_cost(a: Any, b: Any) -> int:
+    """Comparing strings reads the shorter one (cel-go); nested lists and
+    maps are charged element by element as they are compared."""
+    if isinstance(a, str | bytes) and isinstance(b, str | bytes):
+        return text_cost(min(len(a), len(b)))
+    return 0
+
+
+def _in_cost(a: Any, b: Any) -> int:
+    return len(b) if isinstance(b, list) else 0
+
+
+def _binary(fn: str, fns: list[Fn]) -> Fn:
+    impl = _BINARY[fn]
+    left, right = fns
+    pre = _PRECHARGE.get(fn)
+    if pre is None:
+        def f(env: Env) -> Any:
+            return impl(left(env), right(env))
+        return f
+
+    def g(env: Env) -> Any:
+        a, b = left(env), right(env)
+        if type(a) is not int and type(b) is not int:   # numbers cost nothing extra
+            cost = pre(a, b)
+            if cost:
+                env.charge(cost)
+        return impl(a, b)
+    return g
 
 
 def _unary(impl: Callable[[Any], Any], fns: list[Fn]) -> Fn:
@@ -261,6 +291,10 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "_<_": lambda a, b: cel_cmp("_<_", a, b) < 0, "_<=_": lambda a, b: cel_cmp("_<=_", a, b) <= 0,
     "_>_": lambda a, b: cel_cmp("_>_", a, b) > 0, "_>=_": lambda a, b: cel_cmp("_>=_", a, b) >= 0,
     "_+_": _add, "_-_": _sub, "_*_": _mul, "_/_": _div, "_%_": _mod, "@in": _in,
+}
+_PRECHARGE: dict[str, Callable[[Any, Any], int]] = {
+    "_+_": _add_cost, "@in": _in_cost,
+    **{op: _compare_cost for op in ("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_")},
 }
 OPERATORS = frozenset({*_BINARY, "_&&_", "_||_", "_?_:_", "!_", "-_"})
 
@@ -276,4 +310,4 @@ def compile_operator(fn: str, fns: list[Fn]) -> Fn:
         return _unary(_not, fns)
     if fn == "-_":
         return _unary(_neg, fns)
-    return _binary(_BINARY[fn], fns)
+    return _binary(fn, fns)

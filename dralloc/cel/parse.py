@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ import celpy
 import lark
 from celpy.evaluation import celbytes, celstr
 
+from dralloc.cel.depth import check_tree, room
 from dralloc.cel.errors import CELCompileError
 from dralloc.cel.values import UInt
 
@@ -121,12 +123,11 @@ def parse(text: str) -> Node:
         raise CELCompileError(f"ERROR: <input>:{e.line}:{e.column}: Syntax error: {what}") from None
     except lark.exceptions.LarkError as e:
         raise CELCompileError(f"ERROR: <input>:1:1: Syntax error: {e}") from None
-    except RecursionError:
+    except RecursionError:  # pragma: no cover - the LALR parser does not recurse
         raise CELCompileError("ERROR: <input>:1:1: expression nested too deeply") from None
-    try:
+    height = check_tree(tree)   # cel-go's nesting limits, before anything recurses
+    with room(height):
         return _Builder().build(tree)
-    except RecursionError:
-        raise CELCompileError("ERROR: <input>:1:1: expression nested too deeply") from None
 
 
 def _pos(t: Any) -> tuple[int, int]:
@@ -154,11 +155,23 @@ class _Builder:
         c, a, b = (self.build(x) for x in t.children)
         return Call(*_pos(t), "_?_:_", None, (c, a, b))
 
+    def _logic(self, t: lark.Tree, op: str) -> Node:
+        """A chain ``a || b || c`` (or ``&&``) as cel-go builds it: a balanced
+        tree of calls, so a long chain is not a deep one."""
+        operands = []
+        node = t
+        while len(node.children) == 2 and getattr(node.children[0], "data", None) == t.data:
+            operands.append(node.children[1])
+            node = node.children[0]
+        operands.extend(reversed(node.children))
+        terms = [self.build(o) for o in reversed(operands)]
+        return _balanced(terms, op, *_pos(t))
+
     def _conditionalor(self, t: lark.Tree) -> Node:
-        return self._chain(t, "_||_")
+        return self._logic(t, "_||_")
 
     def _conditionaland(self, t: lark.Tree) -> Node:
-        return self._chain(t, "_&&_")
+        return self._logic(t, "_&&_")
 
     def _binary(self, t: lark.Tree) -> Node:
         if len(t.children) == 1:
@@ -174,14 +187,23 @@ class _Builder:
     _relation = _addition = _multiplication = _binary
 
     def _unary(self, t: lark.Tree) -> Node:
-        if len(t.children) == 1:
-            return self.build(t.children[0])
-        op, operand = t.children
-        fn = "!_" if op.data == "unary_not" else "-_"
-        inner = self.build(operand)
-        if fn == "-_" and isinstance(inner, Lit) and type(inner.value) in (int, float):
-            return Lit(inner.line, inner.col, -inner.value)
-        return Call(*_pos(t), fn, None, (inner,))
+        """``!!x`` is ``x`` and ``--x`` is ``x`` (cel-go counts the operators);
+        ``-`` directly before a number literal makes a negative literal."""
+        ops: list[str] = []
+        node = t
+        while len(node.children) == 2 and getattr(node.children[1], "data", None) == "unary":
+            ops.append(node.children[0].data)
+            node = node.children[1]
+        inner = self.build(node.children[0] if len(node.children) == 1 else node)
+        for op, n in reversed([(k, len(list(g))) for k, g in itertools.groupby(ops)]):
+            if n % 2 == 0:
+                continue
+            if op == "unary_neg" and isinstance(inner, Lit) and type(inner.value) in (int, float) \
+                    and _direct_literal(node):
+                inner = Lit(inner.line, inner.col, -inner.value)
+            else:
+                inner = Call(*_pos(t), "!_" if op == "unary_not" else "-_", None, (inner,))
+        return inner
 
     def _member(self, t: lark.Tree) -> Node:
         return self.build(t.children[0])
@@ -241,6 +263,28 @@ class _Builder:
         tok = t.children[0]
         assert isinstance(tok, lark.Token)
         return Lit(*_pos(tok), _literal_value(tok))
+
+
+def _balanced(terms: list[Node], op: str, line: int, col: int) -> Node:
+    """cel-go's balancer: the middle operator at the root, halves below it."""
+    def tree(lo: int, hi: int) -> Node:   # operators lo..hi join terms lo..hi+1
+        mid = (lo + hi + 1) // 2
+        left = terms[mid] if mid == lo else tree(lo, mid - 1)
+        right = terms[mid + 1] if mid == hi else tree(mid + 1, hi)
+        return Call(line, col, op, None, (left, right))
+    return terms[0] if len(terms) == 1 else tree(0, len(terms) - 2)
+
+
+def _direct_literal(t: Any) -> bool:
+    """Whether ``t`` (a pass-through unary) is a literal token, not a
+    parenthesised expression."""
+    while isinstance(t, lark.Tree):
+        if t.data == "literal":
+            return True
+        if len(t.children) != 1 or t.data == "paren_expr":
+            return False
+        t = t.children[0]
+    return False
 
 
 def _literal_value(tok: lark.Token) -> Any:

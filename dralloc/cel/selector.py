@@ -12,9 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 from dralloc.cel.check import check, result_type_ok
+from dralloc.cel.cost import Env, run_metered
+from dralloc.cel.depth import SHALLOW, room
 from dralloc.cel.device import DeviceView, attr_key
 from dralloc.cel.errors import CELCompileError, CELRuntimeError
-from dralloc.cel.interp import Env, compile_node
+from dralloc.cel.interp import compile_node
 from dralloc.cel.parse import Call, Ident, Index, Lit, Node, Select, parse
 from dralloc.cel.values import type_name
 
@@ -92,6 +94,17 @@ def _children(node: Node) -> list[Node]:
     return kids
 
 
+def height(node: Node) -> int:
+    """The nesting depth of a syntax tree (counted without recursion)."""
+    best = 0
+    stack = [(node, 1)]
+    while stack:
+        n, level = stack.pop()
+        best = max(best, level)
+        stack.extend((c, level + 1) for c in _children(n))
+    return best
+
+
 def _getter(path: Path) -> KeyFn:
     if path == ("driver",):
         return lambda v: v.driver
@@ -141,20 +154,21 @@ class CompiledSelector:
 
     def __init__(self, expression: str) -> None:
         self.expression = expression
-        if len(expression) > MAX_EXPRESSION_LENGTH:
+        size = len(expression.encode("utf-8", "surrogatepass"))   # Kubernetes counts bytes
+        if size > MAX_EXPRESSION_LENGTH:
             raise CELCompileError(
-                f"expression too long ({len(expression)} characters, maximum is {MAX_EXPRESSION_LENGTH})")
+                f"expression too long ({size} bytes, maximum is {MAX_EXPRESSION_LENGTH})")
         ast = parse(expression)
+        self.height = height(ast)
         try:
-            rtype = check(ast)
-            if not result_type_ok(rtype):
-                raise CELCompileError(f"must evaluate to bool or the unknown type, not {rtype}")
-            self._program = compile_node(ast)
-            self.paths = frozenset(reads(ast))
+            with room(self.height):
+                rtype = check(ast)
+                if not result_type_ok(rtype):
+                    raise CELCompileError(f"must evaluate to bool or the unknown type, not {rtype}")
+                self._program = compile_node(ast)
+                self.paths = frozenset(reads(ast))
         except CELRuntimeError as e:  # raised by the compiler for malformed macros
             raise CELCompileError(f"ERROR: <input>:1:1: {e}") from None
-        except RecursionError:
-            raise CELCompileError("ERROR: <input>:1:1: expression nested too deeply") from None
         self.projection_key: KeyFn = projection(set(self.paths))
         self._cache: dict[Any, bool | CELRuntimeError] = {}
         self.evaluations = 0
@@ -180,12 +194,15 @@ class CompiledSelector:
 
     def _run(self, device: DeviceView) -> bool | CELRuntimeError:
         self.evaluations += 1
+        env = Env({"device": device.cel_value()})
         try:
-            value = self._program(Env({"device": device.cel_value()}))
+            if self.height > SHALLOW:
+                with room(self.height):
+                    value = run_metered(self._program, env)
+            else:
+                value = run_metered(self._program, env)
         except CELRuntimeError as e:
             return e
-        except RecursionError:
-            return CELRuntimeError("operation cancelled: expression nested too deeply")
         if value is True or value is False:
             return bool(value)
         return CELRuntimeError(f"CEL result of type {type_name(value)} could not be converted to bool")

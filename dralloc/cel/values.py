@@ -12,6 +12,7 @@ import re
 from functools import total_ordering
 from typing import Any
 
+from dralloc.cel.cost import charge
 from dralloc.cel.errors import CELRuntimeError
 from dralloc.cel.libtime import TimeValue
 from dralloc.quantity import Quantity
@@ -223,10 +224,14 @@ def cel_eq(a: Any, b: Any) -> bool:
         else:
             return False
     if isinstance(a, list | tuple):
-        return len(a) == len(b) and all(cel_eq(x, y) for x, y in zip(a, b, strict=True))
+        if len(a) != len(b):
+            return False
+        charge(len(a))   # nested lists can share elements: charge every comparison
+        return all(cel_eq(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         if len(a) != len(b):
             return False
+        charge(len(a))
         for k, v in a.items():
             if k not in b or not cel_eq(v, b[k]):
                 return False

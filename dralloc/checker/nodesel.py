@@ -29,9 +29,11 @@ def normal(sel: NodeSelector | None) -> Normal:
     return tuple(sorted(terms))
 
 
-def expected_selector(devices: Sequence[tuple[ResourceSlice, Device]], node_name: str) -> Normal:
+def expected_selector(devices: Sequence[tuple[ResourceSlice, Device]], node_name: str,
+                      binds_to_node: bool = True) -> Normal:
     """What the claim's nodeSelector must be: pinned to the node as soon as one
-    device is node-local (slice or per-device nodeName, or bindsToNode);
+    device is node-local (slice or per-device nodeName, or bindsToNode where
+    the allocator knows the field: ``binds_to_node``, not the stable one);
     otherwise the union of the single-term selectors of the devices; empty
     when every device is available on all nodes."""
     fields: set[tuple[str, str, tuple[str, ...]]] = set()
@@ -39,7 +41,7 @@ def expected_selector(devices: Sequence[tuple[ResourceSlice, Device]], node_name
     for sl, dev in devices:
         src_name = dev.node_name if sl.spec.per_device_node_selection else sl.spec.node_name
         src_sel = dev.node_selector if sl.spec.per_device_node_selection else sl.spec.node_selector
-        if src_name or dev.binds_to_node:
+        if src_name or (binds_to_node and dev.binds_to_node):
             return (((), (("metadata.name", "In", (node_name,)),)),)
         if src_sel is None or not src_sel.node_selector_terms:
             continue

@@ -168,14 +168,14 @@ def check_claim(slices: list[ResourceSlice], classes: Sequence[DeviceClass], nod
     set_mode = variant is Variant.EXPERIMENTAL and features.list_type_attributes
     out.extend(check_constraints(ctx.key, claim.spec.devices.constraints or [], held, set_mode))
     if len(located) == len(results):
-        out.extend(_node_selector(ctx, [(s, pd.device) for s, pd in located], alloc))
+        out.extend(_node_selector(ctx, [(s, pd.device) for s, pd in located], alloc, variant))
     return out
 
 
 def _node_selector(ctx: ClaimContext, devices: list[tuple[ResourceSlice, object]],
-                   alloc: AllocationResult) -> list[Finding]:
-    try:
-        want = expected_selector(devices, ctx.node.name)  # type: ignore[arg-type]
+                   alloc: AllocationResult, variant: Variant) -> list[Finding]:
+    try:  # the stable allocator does not know bindsToNode
+        want = expected_selector(devices, ctx.node.name, variant is not Variant.STABLE)  # type: ignore[arg-type]
     except SelectorTermsError as e:
         return [error("node-selector", ctx.key, f"Kubernetes cannot compute a node selector: {e}")]
     got = normal(alloc.node_selector)

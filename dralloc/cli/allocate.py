@@ -141,10 +141,10 @@ def run(args: argparse.Namespace) -> int:
         from dralloc.cli.allocate_nodes import run_all_nodes
 
         return run_all_nodes(args, mode)
-    objs, node, claims, features, admitted = resolve(args)
+    objs, node, claims, features, admitted, variant = resolve(args)
     out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
                    time_limit=args.time_limit, share_ids=args.share_ids, admission=admitted, compare=args.compare,
-                   compare_time_limit=args.compare_time_limit)
+                   compare_time_limit=args.compare_time_limit, variant=variant)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:

@@ -59,7 +59,7 @@ def _table(rows: list[dict[str, Any]], wide: bool) -> str:
 
 def run_all_nodes(args: argparse.Namespace, mode: str) -> int:
     """One answer per Node, in name order."""
-    objs, _, claims, features, admitted = resolve(args)
+    objs, _, claims, features, admitted, _ = resolve(args)
     if not objs.nodes:
         raise InputError("--all-nodes needs Node objects in the files")
     rows = []

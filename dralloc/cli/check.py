@@ -15,10 +15,11 @@ What a pass means depends on the mode:
 Scenario files are checked on a local process pool (--jobs); results come in
 file order: -o table prints one line per failure, skip and pass that was not
 an equal answer, -o wide every scenario, yaml/json every scenario as data;
-then a summary line check: N passed (how), N failed[, N skipped].
+then a summary line check: N passed (how), N failed[, N skipped][, N
+unreadable]. A file or scenario that cannot be read is an ERROR line.
 
 Exit code 0: every scenario passed (or was skipped); 1: some failed; 2: no
-scenario file found."""
+scenario file found, or some could not be read."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from dralloc.solver.modes import MODES
 # how a pass was established (the names of dralloc.check, which loads the engines)
 EQUAL, NAMED_DEFECT, PROVEN, PROMISE_KEPT = "equal answer", "named defect", "proven", "optimal's promise kept"
 
-PASS, FAIL, SKIP = "pass", "fail", "skip"
+PASS, FAIL, SKIP, UNREADABLE = "pass", "fail", "skip", "unreadable"
 
 
 def register(sub: Any) -> None:
@@ -63,7 +64,7 @@ def check_file(path: str, mode: str, compare: str = "auto",
     out: list[dict[str, Any]] = []
     scenarios, errors = load_scenarios([path])
     for e in errors:
-        out.append({"name": path, "path": path, "result": FAIL, "differences": [str(e)]})
+        out.append({"name": path, "path": path, "result": UNREADABLE, "error": str(e)})
     for sc in scenarios:
         r = check_scenario(sc, mode, compare, compare_time_limit)
         entry: dict[str, Any] = {"name": r.name, "path": r.path}
@@ -96,6 +97,8 @@ def _results(files: list[str], args: argparse.Namespace) -> Iterator[list[dict[s
 
 def line(e: dict[str, Any]) -> str:
     """One scenario in words (table and wide outputs)."""
+    if e["result"] == UNREADABLE:
+        return f"ERROR {e['error']}"
     if e["result"] == SKIP:
         return f"SKIP {e['name']}: {e['reason']}"
     if e["result"] == FAIL:
@@ -117,13 +120,14 @@ HOW = {EQUAL: ("equalAnswer", "equal answer"), NAMED_DEFECT: ("namedDefect", "th
 
 
 def summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    count = {k: sum(e["result"] == k for e in entries) for k in (PASS, FAIL, SKIP)}
+    count = {k: sum(e["result"] == k for e in entries) for k in (PASS, FAIL, SKIP, UNREADABLE)}
     how: dict[str, int] = {}
     for e in entries:
         if e["result"] == PASS:
             key = HOW[e["established"]][0]
             how[key] = how.get(key, 0) + 1
-    return {"passed": count[PASS], "failed": count[FAIL], "skipped": count[SKIP], "established": how}
+    return {"passed": count[PASS], "failed": count[FAIL], "skipped": count[SKIP], "unreadable": count[UNREADABLE],
+            "established": how}
 
 
 def summary_line(s: dict[str, Any]) -> str:
@@ -133,6 +137,8 @@ def summary_line(s: dict[str, Any]) -> str:
     text = f"check: {s['passed']} passed" + (f" ({', '.join(parts)})" if shown else "") + f", {s['failed']} failed"
     if s["skipped"]:
         text += f", {s['skipped']} skipped"
+    if s["unreadable"]:
+        text += f", {s['unreadable']} unreadable"
     return text
 
 
@@ -165,4 +171,6 @@ def run(args: argparse.Namespace) -> int:
         from dralloc.io.emit import render
 
         common.emit(render({"mode": args.mode, "scenarios": entries, "summary": s}, fmt))
+    if s["unreadable"]:
+        return 2
     return 0 if s["failed"] == 0 else 1

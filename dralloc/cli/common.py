@@ -122,6 +122,13 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--last-wins", action="store_true",
                    help="two objects of one kind and name: keep the later one (with a warning) "
                         "instead of refusing the input")
+    p.add_argument("--progress", action="store_true",
+                   help="show progress on stderr (a load over 2 s shows it anyway on a terminal)")
+
+
+def progress(args: argparse.Namespace) -> bool | None:
+    """--progress forces progress lines; without it, a terminal decides."""
+    return True if getattr(args, "progress", False) else None
 
 
 def warn(args: argparse.Namespace, lines: Sequence[str]) -> None:

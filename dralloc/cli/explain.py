@@ -20,7 +20,7 @@ def register(sub: Any) -> None:
     p = common.add_command(sub, "explain", __doc__)
     common.add_target_args(p)
     p.add_argument("--time-limit", type=common.seconds, default=10.0, metavar="SECONDS",
-                   help="CP-SAT time limit per solver call while shrinking the conflicting set")
+                   help="seconds for the whole search (its CP-SAT calls share one deadline)")
     common.add_output(p, ("table", "yaml", "json"), "table",
                       "output format: table is the explanation in words, yaml/json the same as data")
     p.set_defaults(func=run)

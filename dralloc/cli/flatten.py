@@ -29,7 +29,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dralloc.io import load
 
-    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins)
+    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins,
+                progress=common.progress(args))
     common.warn(args, objs.warnings)
     docs = [s.dump() for s in objs.slices]
     if docs or args.output == "json":

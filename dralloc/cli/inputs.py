@@ -19,14 +19,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
-from dralloc.cli.common import parse_features, warn
+from dralloc.cli.common import parse_features, progress, warn
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
-from dralloc.features import DEFAULT_GATES, Features  # noqa: F401 (DEFAULT_GATES: read here by older callers)
+from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
+from dralloc.io.parse import iter_documents
 from dralloc.io.scenario import Scenario, parse_scenario
 from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim, ResourceClaimTemplate
 from dralloc.solver.api import allocated_claims, find_node
@@ -37,7 +36,8 @@ def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True)
     """The objects in ``paths`` through the front door: every problem raised
     at once (exit 2), a warning line per skipped document or replaced
     duplicate on stderr, then admission (API-server defaults and validation)."""
-    objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False))
+    objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False),
+                progress=progress(args))
     warn(args, objs.warnings)
     return admit(objs) if admission else objs
 
@@ -79,10 +79,10 @@ def _scenario(paths: list[str]) -> Scenario | None:
     """The scenario when ``paths`` is one scenario file, else None."""
     if len(paths) != 1 or paths[0] == "-" or not Path(paths[0]).is_file():
         return None
-    try:
-        doc: Any = yaml.safe_load(Path(paths[0]).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    docs = list(iter_documents(Path(paths[0]), lists=False))
+    if len(docs) != 1 or isinstance(docs[0], InputError):
         return None  # the loader reports it properly
+    doc: Any = docs[0].data
     if isinstance(doc, dict) and "objects" in doc and "claims" in doc and "kind" not in doc:
         return parse_scenario(doc, paths[0])
     return None
@@ -96,6 +96,7 @@ class Target(NamedTuple):
     claims: list[ResourceClaim]
     features: Features
     admitted: bool = True  # False for a scenario file: the allocator's own input, as it is
+    variant: Variant | None = None  # a scenario's own allocator variant
 
 
 def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
@@ -108,7 +109,8 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
     if args.node:
         node = Node(metadata=ObjectMeta(name=args.node))
     claims = [_claim(objs, k) for k in args.claim] if args.claim else list(sc.claims)
-    return Target(objs, node, claims, features, admitted=False)
+    return Target(objs, node, claims, features, admitted=False,
+                  variant=Variant(sc.variant) if sc.variant else None)
 
 
 def _claim(objs: ObjectSet, key: str) -> ResourceClaim:
@@ -141,6 +143,7 @@ def resolve(args: argparse.Namespace) -> Target:
 
 
 def problem_from_args(args: argparse.Namespace) -> Problem:
-    objs, node, claims, features, _ = resolve(args)
-    return build_problem(objs.slices, objs.classes, node, claims, allocated_claims(objs, claims), features)
+    t = resolve(args)
+    return build_problem(t.objs.slices, t.objs.classes, t.node, t.claims, allocated_claims(t.objs, t.claims),
+                         t.features, t.variant)
 

@@ -48,7 +48,6 @@ def register(sub: Any) -> None:
                    help="write pictures to PREFIX-compare.png, PREFIX-workloads.png, PREFIX-nodes.png, "
                         "PREFIX-utilisation.png, PREFIX-occupancy.png, as the question calls for (folders are "
                         "created; the files written are listed on stderr)")
-    p.add_argument("--progress", action="store_true", help="show progress on stderr")
     p.add_argument("--timings", action="store_true",
                    help="also print how long each model took (wall-clock: left out by default, so that the "
                         "same inputs always print the same bytes)")

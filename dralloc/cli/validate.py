@@ -54,10 +54,11 @@ def finding_dict(f: Finding) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from dralloc.io import load
     from dralloc.io.emit import render
-    from dralloc.io.loader import UnreadableError
+    from dralloc.io.parse import UnreadableError
     from dralloc.validation import ERROR, validate
 
-    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins)
+    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins,
+                progress=common.progress(args))
     findings = validate(objs)
     count = sum(1 for _ in objs.all())
     summary = _summary(findings, count, len(objs.skipped))

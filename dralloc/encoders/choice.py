@@ -5,6 +5,7 @@ holds at most 32 results."""
 
 from __future__ import annotations
 
+from dralloc.encoders.linear import NeedsReplay
 from dralloc.encoders.model import Encoding, Option
 from dralloc.errors import AllocationError
 from dralloc.inventory.candidates import request_candidates
@@ -12,16 +13,13 @@ from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.requests import MAX_RESULTS, ClaimPlan, RequestSpec
 
 
-class NeedsReplay(Exception):
-    """The answer depends on the order Kubernetes evaluates things in (a
-    selector error on some device): only the replay can say what it is."""
-
-
 def _candidates(enc: Encoding, spec: RequestSpec) -> tuple[list[PoolDevice], dict[str, int]]:
     try:
         return request_candidates(enc.problem, spec)
     except AllocationError as e:
-        raise NeedsReplay(str(e)) from None
+        # the answer depends on the order Kubernetes evaluates things in (a
+        # selector error on some device): only the replay can say what it is
+        raise NeedsReplay(f"Kubernetes' answer depends on its evaluation order ({e})") from None
 
 
 def countable(plan: ClaimPlan) -> bool:
@@ -78,7 +76,7 @@ def add_choices(enc: Encoding) -> None:
                 enc.options[opt.key] = opt
                 opts.append(var)
                 _add_option(enc, opt, plan.key)
-                sizes.append((spec.num_devices, var))
+                sizes.append((min(spec.num_devices, MAX_RESULTS + 1), var))
             m.Add(sum(opts) == sat).OnlyEnforceIf(enc.guard(f"request {plan.key}/{slot.name}"))
             if enc.use_assumptions:
                 m.Add(sum(opts) <= 1)

@@ -1,14 +1,14 @@
 """Shared counters (partitionable devices): for every counter of every counter
 set, what the chosen devices consume plus what allocated devices already
 consume stays within the counter's value. A device that allows multiple
-allocations consumes its counters once, when its first share is taken."""
+allocations consumes its counters once, when its first share is taken.
+Rows are exact at any size (:mod:`dralloc.encoders.linear`)."""
 
 from __future__ import annotations
 
-from math import gcd
-
 from ortools.sat.python import cp_model
 
+from dralloc.encoders.linear import at_most, forbid
 from dralloc.encoders.model import Encoding
 from dralloc.features import Variant
 from dralloc.inventory.pools import CounterMap, Pool
@@ -49,10 +49,9 @@ def add_counters(enc: Encoding) -> None:
                 terms = [(u[cs][name], v) for u, v in items if cs in u and name in u[cs] and u[cs][name]]
                 if not terms:
                     continue
-                denom = value.denominator
-                for a, _ in terms:
-                    denom = denom * a.denominator // gcd(denom, a.denominator)
-                guard = enc.guard(f"counter {pool.driver}/{pool.name}/{cs}/{name}")
-                bound = value * denom
-                m.Add(sum(int(a * denom) * v for a, v in terms) <= int(bound) if bound >= 0
-                      else sum(v for _, v in terms) <= 0).OnlyEnforceIf(guard)
+                label = f"counter {pool.driver}/{pool.name}/{cs}/{name}"
+                guard = enc.guard(label)
+                if value < 0:   # overdrawn by allocated devices: no new consumer fits
+                    forbid(m, [v for _, v in terms], guard)
+                else:
+                    at_most(m, terms, value, guard, label)

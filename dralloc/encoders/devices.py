@@ -10,6 +10,7 @@ from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
+from dralloc.encoders.linear import at_most, forbid
 from dralloc.encoders.model import Encoding, Option
 from dralloc.features import Variant
 from dralloc.inventory.capacity import calculate_consumed, violates_policy
@@ -65,7 +66,6 @@ def _capacity(enc: Encoding, pd: PoolDevice, uses: list[tuple[Option, cp_model.I
     m = enc.model
     committed = enc.problem.state.aggregated.get(pd.id, {})
     for name, cap in (pd.device.capacity or {}).items():
-        denom = 1
         amounts = []
         for o, v in uses:
             use = share_consumption(o.spec.capacity, pd)
@@ -73,16 +73,8 @@ def _capacity(enc: Encoding, pd: PoolDevice, uses: list[tuple[Option, cp_model.I
                 m.Add(v == 0)
                 continue
             amounts.append((use[name], v))
-            denom = _lcm(denom, use[name].denominator)
         limit = cap.value.value - committed.get(name, Fraction(0))
-        denom = _lcm(denom, limit.denominator)
-        terms = [int(a * denom) * v for a, v in amounts]
-        if terms:
-            bound = int(limit * denom) if limit >= 0 else -1
-            m.Add(sum(terms) <= bound).OnlyEnforceIf(guard)
-
-
-def _lcm(a: int, b: int) -> int:
-    from math import gcd
-
-    return a * b // gcd(a, b)
+        if limit < 0:   # over-committed: no new share fits (0 + committed > value)
+            forbid(m, [v for _, v in amounts], guard)
+        else:
+            at_most(m, amounts, limit, guard, f"capacity {name} of device {pd.label}")

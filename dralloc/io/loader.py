@@ -16,22 +16,19 @@ in ``default``, as kubectl puts it there."""
 
 from __future__ import annotations
 
-import json
-import re
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from dralloc.errors import InputError, InputErrors
-from dralloc.io import registry
+from dralloc.io import build, registry
 from dralloc.io.defaults import default_claim, default_namespace, default_template
 from dralloc.io.mixins import flatten_slice
+from dralloc.io.parse import RawDocument, UnreadableError, iter_documents, read_documents
+from dralloc.io.progress import LoadProgress
 from dralloc.models import (
     DeviceClass,
     Node,
@@ -44,28 +41,12 @@ from dralloc.models import (
     Workload,
 )
 
-# libyaml's safe loader when PyYAML has it (about 10x faster on cluster dumps)
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+# UnreadableError, read_documents and RawDocument live in dralloc.io.parse;
+# they are still importable from here, where they used to be.
+__all__ = ["ObjectSet", "RawDocument", "UnreadableError", "describe_key", "iter_files", "load", "object_key",
+           "parse_object", "read_documents"]
+
 SUFFIXES = (".yaml", ".yml", ".json")
-
-
-class UnreadableError(InputError):
-    """A file that cannot be read or parsed at all (as opposed to an object in
-    it that is wrong)."""
-
-
-@dataclass
-class RawDocument:
-    source: str          # file name (or <stdin>)
-    index: int           # document number in the file, from 0
-    data: Any
-    item: int | None = None  # index inside a List object
-
-    @property
-    def where(self) -> str:
-        w = f"{self.source}#{self.index}"
-        return w if self.item is None else f"{w} items[{self.item}]"
 
 
 Key = tuple[str, str, str]  # kind, namespace ("" for cluster-scoped kinds), name
@@ -187,54 +168,6 @@ def iter_files(paths: Iterable[str | Path]) -> Iterator[Path | None]:
             yield path
 
 
-_DEEP_INDENT = re.compile(r"^ {2000,}", re.MULTILINE)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-MAX_C_DEPTH = 1000
-
-
-def _shallow(text: str) -> bool:
-    """Whether libyaml may parse ``text``: its C parser recurses per nesting
-    level and crashes the process on absurd depths, so deep documents go to the
-    pure-Python parser, which fails with a clean RecursionError instead."""
-    if _DEEP_INDENT.search(text):
-        return False
-    brackets = _NOT_BRACKET.sub("", text)
-    if len(brackets) <= MAX_C_DEPTH:
-        return True
-    return max(accumulate(1 if c in "[{" else -1 for c in brackets)) <= MAX_C_DEPTH
-
-
-def read_documents(path: Path | None) -> tuple[list[RawDocument], list[InputError]]:
-    """Parse one file (None: stdin) into raw documents; Lists are flattened."""
-    source = "<stdin>" if path is None else str(path)
-    try:
-        text = sys.stdin.read() if path is None else path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        return [], [UnreadableError(f"cannot read: {e}", source=source)]
-    if len(text) > MAX_DOCUMENT_BYTES:
-        return [], [UnreadableError(f"file is larger than {MAX_DOCUMENT_BYTES} bytes", source=source)]
-    try:
-        if path is not None and path.suffix == ".json":
-            docs = [json.loads(text)]
-        else:
-            loader = SAFE_LOADER if _shallow(text) else yaml.SafeLoader
-            docs = list(yaml.load_all(text, Loader=loader))  # noqa: S506 - a safe loader
-    except (yaml.YAMLError, json.JSONDecodeError) as e:
-        return [], [UnreadableError("not valid YAML/JSON: " + " ".join(str(e).split()), source=source)]
-    except RecursionError:
-        return [], [UnreadableError("document is nested too deeply", source=source)]
-    out: list[RawDocument] = []
-    for i, d in enumerate(docs):
-        if d is None:
-            continue
-        if isinstance(d, dict) and isinstance(d.get("kind"), str) and d["kind"].endswith("List") and "items" in d:
-            for j, item in enumerate(d.get("items") or []):
-                out.append(RawDocument(source, i, item, j))
-        else:
-            out.append(RawDocument(source, i, d))
-    return out, []
-
-
 def _field_path(loc: tuple[Any, ...]) -> str:
     s = ""
     for part in loc:
@@ -283,8 +216,10 @@ def parse_object(data: Any, where: str = "", skip_unknown: bool = False) -> Type
             data = converter(data)
         except InputError as e:
             raise InputError(e.message, source=where, obj=obj_ref, field=e.field) from None
+        except RecursionError:
+            raise InputError("object is nested too deeply", source=where, obj=obj_ref) from None
     try:
-        obj = model.model_validate(data)
+        obj = build.validate(model, data)
     except ValidationError as e:
         problems = describe_validation_error(e)
         fieldp, msg = problems[0]
@@ -359,7 +294,7 @@ class _Reader:
 
 
 def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = False,
-         last_wins: bool = False) -> ObjectSet:
+         last_wins: bool = False, progress: bool | None = None) -> ObjectSet:
     """Load every object from ``paths``, in input order.
 
     Problems (unreadable files, invalid objects, duplicates; documents of
@@ -367,13 +302,29 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
     :class:`~dralloc.errors.InputErrors` once everything was read, or, with
     ``collect``, returned in ``.errors``. Documents of kinds dralloc does not
     read are listed in ``.skipped``; with ``last_wins`` a duplicate replaces
-    the earlier object and ``.replaced`` says so."""
+    the earlier object and ``.replaced`` says so. A load that takes over 2 s
+    shows its progress on stderr when stderr is a terminal (``progress``:
+    True always, False never)."""
     reader = _Reader(strict, last_wins)
-    for path in iter_files(paths):
-        docs, errors = read_documents(path)
-        reader.out.errors.extend(errors)
-        for doc in docs:
-            reader.document(doc)
+    files = list(iter_files(paths))
+    meter = LoadProgress(sum(_size(f) for f in files), progress)
+    with build.quiet_gc():
+        for path in files:
+            for doc in iter_documents(path, meter.read):
+                if isinstance(doc, InputError):
+                    reader.out.errors.append(doc)
+                else:
+                    reader.document(doc)
+                    meter.object()
+            meter.file_done()
+    meter.finish()
     if reader.out.errors and not collect:
         raise InputErrors(reader.out.errors)
     return reader.out
+
+
+def _size(path: Path | None) -> int:
+    try:
+        return path.stat().st_size if path is not None else 0
+    except OSError:
+        return 0  # reported when it is read

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from dralloc.errors import InputError
 from dralloc.io.loader import ObjectSet, describe_validation_error, iter_files, parse_object
+from dralloc.io.parse import iter_documents
 from dralloc.models import AllocationResult, Node, ObjectMeta, ResourceClaim
 
 FEATURE_NAMES = frozenset({
@@ -129,18 +129,15 @@ def load_scenarios(paths: list[str | Path]) -> tuple[list[Scenario], list[InputE
     errors: list[InputError] = []
     for path in iter_files(paths):
         src = "<stdin>" if path is None else str(path)
-        try:
-            text = path.read_text(encoding="utf-8") if path else ""
-            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~5x faster
-            docs = list(yaml.load_all(text, Loader=loader))  # noqa: S506 - a safe loader
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-            errors.append(InputError(f"cannot read scenario: {e}", source=src))
+        docs = list(iter_documents(path, lists=False))
+        bad = [d for d in docs if isinstance(d, InputError)]
+        if bad:  # the same guards and parser as object files; one broken document spoils the file
+            errors.extend(InputError(f"cannot read scenario: {e.message}", source=e.source) for e in bad)
             continue
-        for i, d in enumerate(docs):
-            if d is None:
-                continue
+        for d in docs:
+            assert not isinstance(d, InputError)
             try:
-                out.append(parse_scenario(d, src if len(docs) == 1 else f"{src}#{i}"))
+                out.append(parse_scenario(d.data, src if len(docs) == 1 else d.where))
             except InputError as e:
                 errors.append(e)
     return out, errors

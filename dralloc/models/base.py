@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+    WithJsonSchema,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from dralloc.quantity import Quantity, QuantityError
@@ -24,6 +32,38 @@ QuantityField = Annotated[
     PlainSerializer(lambda q: q.canonical(), return_type=str),
     WithJsonSchema({"type": "string"}),
 ]
+
+
+MAX_FREE_DEPTH = 100          # levels a free-form value may nest
+MAX_FREE_NODES = 1_000_000    # values it may hold, shared ones counted each time
+
+
+def bounded(value: Any) -> Any:
+    """A free-form value (opaque parameters, status, fields kept but not
+    modelled) checked without recursion: at most MAX_FREE_DEPTH levels and
+    MAX_FREE_NODES values, counting a value shared between places (or a
+    cycle, in objects built in Python) each time it is reached — so nothing
+    that walks or prints it later can recurse too deep or expand too far."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    seen = 0
+    while stack:
+        v, depth = stack.pop()
+        seen += 1
+        if seen > MAX_FREE_NODES:
+            raise ValueError(f"holds more than {MAX_FREE_NODES:,} values (shared values counted each time)")
+        if isinstance(v, dict):
+            items: Any = v.values()
+        elif isinstance(v, list | tuple):
+            items = v
+        else:
+            continue
+        if depth > MAX_FREE_DEPTH:
+            raise ValueError(f"nested more than {MAX_FREE_DEPTH} levels deep")
+        stack.extend((x, depth + 1) for x in items)
+    return value
+
+
+FreeForm = Annotated[Any, AfterValidator(bounded)]
 
 
 class K8sModel(BaseModel):
@@ -49,3 +89,16 @@ class OpenModel(K8sModel):
     real clusters carry many fields dralloc does not use)."""
 
     model_config = ConfigDict(extra="allow")
+
+    @model_validator(mode="after")
+    def _bounded_extras(self) -> OpenModel:
+        """Unknown fields are free-form values: bounded as such."""
+        extra = self.__pydantic_extra__
+        if extra:
+            for key, value in extra.items():
+                if isinstance(value, dict | list):
+                    try:
+                        bounded(value)
+                    except ValueError as e:
+                        raise ValueError(f"{key}: {e}") from None
+        return self

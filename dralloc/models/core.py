@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from dralloc.models.base import K8sModel, OpenModel
+from dralloc.models.base import FreeForm, K8sModel, OpenModel
 
 
 class ObjectMeta(OpenModel):
@@ -66,7 +66,7 @@ class Node(TypedObject, OpenModel):
     kind: Literal["Node"] = "Node"
     api_version: str = "v1"
     spec: NodeSpec | None = None
-    status: dict[str, Any] | None = None
+    status: dict[str, FreeForm] | None = None
 
     @property
     def labels(self) -> dict[str, str]:

@@ -7,11 +7,11 @@ optional field defaults to ``None`` and ``None`` means "not set"."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from dralloc.models.base import K8sModel, OpenModel, QuantityField
+from dralloc.models.base import FreeForm, K8sModel, OpenModel, QuantityField
 from dralloc.models.core import NodeSelector, ObjectMeta, TypedObject
 
 # ---------------------------------------------------------------- slices
@@ -95,7 +95,7 @@ class Device(K8sModel):
     binding_conditions: list[str] | None = None
     binding_failure_conditions: list[str] | None = None
     allow_multiple_allocations: bool | None = None
-    node_allocatable_resources: dict[str, Any] | None = None  # KEP-5517 (alpha), kept as read
+    node_allocatable_resources: dict[str, FreeForm] | None = None  # KEP-5517 (alpha), kept as read
     includes: list[str] | None = None  # KEP-5234
 
 
@@ -171,7 +171,7 @@ class DeviceSelector(K8sModel):
 
 class OpaqueDeviceConfiguration(K8sModel):
     driver: str
-    parameters: Any = None
+    parameters: FreeForm = None
 
 
 class DeviceClassConfiguration(K8sModel):
@@ -293,7 +293,7 @@ class ResourceClaimConsumerReference(OpenModel):
 class ResourceClaimStatus(OpenModel):
     allocation: AllocationResult | None = None
     reserved_for: list[ResourceClaimConsumerReference] | None = None
-    devices: list[dict[str, Any]] | None = None
+    devices: list[dict[str, FreeForm]] | None = None
 
 
 class ResourceClaim(TypedObject):

@@ -23,7 +23,8 @@ from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import MAX_RESULTS
 from dralloc.inventory.triggers import ORDER_DEPENDENT_ERROR, find_triggers
 from dralloc.solver.compare import DEFAULT_COMPARE_SECONDS, compare_with_kubernetes
-from dralloc.solver.outcome import KubernetesAnswer, Outcome, Status
+from dralloc.solver.limits import limit_or_default, stopped
+from dralloc.solver.outcome import REPLAY_NOTE, KubernetesAnswer, Outcome, Status
 from dralloc.solver.replay import Chosen, ReplaySearch, SearchStopped
 from dralloc.solver.replay_run import run_replay
 from dralloc.solver.results import build_allocation
@@ -37,8 +38,7 @@ def _params(first_fit: bool, time_limit: float | None) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
     p = solver.parameters
     p.num_workers = 2
-    if time_limit is not None:
-        p.max_time_in_seconds = float(time_limit)
+    p.max_time_in_seconds = limit_or_default(time_limit)
     return solver
 
 
@@ -79,7 +79,7 @@ def fill(out: Outcome, enc: Encoding, chosen: list[list[Chosen]], selected: dict
     out.status = Status.ALLOCATED if all(sat) else Status.PARTIAL
 
 
-def first_fit_solve(enc: Encoding, time_limit: float | None) -> tuple[cp_model.CpSolver, int]:
+def first_fit_solve(enc: Encoding, time_limit: float) -> tuple[cp_model.CpSolver, int]:
     enc.model.AddDecisionStrategy(enc.decision_order(), cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
     solver = _params(True, time_limit)
     status = solver.Solve(enc.model)
@@ -95,10 +95,11 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
     try:
         enc = encode(problem, optional_claims=(mode == "optimal" and _wants_optional(objective)))
     except NeedsReplay as e:
-        return _by_replay(problem, out, share_ids, str(e))
+        return _by_replay(problem, out, share_ids, str(e), time_limit)
     if mode == "optimal":
         return _optimal(problem, enc, out, objective, time_limit, share_ids)
-    solver, status = first_fit_solve(enc, time_limit)
+    limit = limit_or_default(time_limit)
+    solver, status = first_fit_solve(enc, limit)
     out.solver = {"status": solver.StatusName(status), "wall_time_s": round(time.perf_counter() - t0, 6),
                   "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -114,6 +115,8 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
             from dralloc.solver.explain_counts import candidate_report
 
             out.reasons = candidate_report(problem)
+    elif status == cp_model.UNKNOWN:
+        out.status, out.error = Status.ERROR, stopped(limit, "CP-SAT") + " without an answer"
     else:
         out.status, out.error = Status.ERROR, f"CP-SAT stopped without an answer ({solver.StatusName(status)})"
     compare_with_kubernetes(problem, out, compare, compare_time_limit, infeasible=status == cp_model.INFEASIBLE,
@@ -162,15 +165,17 @@ def _search_may_fail(problem: Problem) -> bool:
     return any(t.defect == ORDER_DEPENDENT_ERROR for t in find_triggers(problem))
 
 
-def _by_replay(problem: Problem, out: Outcome, share_ids: ShareIDs, why: str) -> Outcome:
-    """A selector fails on some device: which error Kubernetes reports (or
-    whether it reaches that device at all) depends on its search order."""
-    res = run_replay(problem, out, share_ids)
-    stopped = any(n.startswith("replay stopped") for n in res.notes)
-    res.notes.append(f"answered by replay: Kubernetes' answer depends on its evaluation order ({why})")
-    res.kubernetes = KubernetesAnswer("stopped" if stopped else "replay", not stopped, None if stopped else True,
-                                      statement=(res.error or "") if stopped else "first-fit's answer is the replay's: "
-                                      f"Kubernetes' answer depends on its evaluation order ({why})",
+def _by_replay(problem: Problem, out: Outcome, share_ids: ShareIDs, why: str,
+               time_limit: float | None) -> Outcome:
+    """The encoding cannot answer (``why``): a selector fails on some device
+    (which error Kubernetes reports, or whether it reaches that device at all,
+    depends on its search order), or values beyond CP-SAT's integers."""
+    res = run_replay(problem, out, share_ids, time_limit)
+    halted = any(n.startswith("replay stopped") for n in res.notes)
+    res.notes.append(f"{REPLAY_NOTE}: {why}")
+    res.kubernetes = KubernetesAnswer("stopped" if halted else "replay", not halted, None if halted else True,
+                                      statement=(res.error or "") if halted else f"first-fit's answer is the "
+                                      f"replay's: {why}",
                                       triggers=[str(t) for t in find_triggers(problem)], steps=res.steps)
     return res
 

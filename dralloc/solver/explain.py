@@ -9,22 +9,23 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from dralloc.encoders.choice import NeedsReplay
+from dralloc.encoders.linear import NeedsReplay
 from dralloc.encoders.model import Encoding, encode
 from dralloc.inventory.exclusions import KINDS
 from dralloc.inventory.problem import Problem
 from dralloc.quantity import amount_text
 from dralloc.solver.explain_counts import candidate_report
+from dralloc.solver.limits import Deadline, stopped
 
 
-def _feasible(enc: Encoding, active: list[str], time_limit: float) -> tuple[bool | None, list[str]]:
+def _feasible(enc: Encoding, active: list[str], deadline: Deadline) -> tuple[bool | None, list[str]]:
     """(True: feasible, False: infeasible with a core, None: stopped at the time limit)."""
     m = enc.model
     m.ClearAssumptions()
     m.AddAssumptions([enc.assumptions[a] for a in active])
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.max_time_in_seconds = deadline.left()
     status = solver.Solve(m)
     if status == cp_model.INFEASIBLE:
         idx = set(solver.SufficientAssumptionsForInfeasibility())
@@ -38,44 +39,55 @@ def _feasible(enc: Encoding, active: list[str], time_limit: float) -> tuple[bool
 def minimal_core(problem: Problem, time_limit: float = 10.0) -> list[str] | None:
     """Labels of a minimal set of requirements that cannot hold together, or
     None when the claims can be allocated (or the model cannot be built)."""
-    found = core_and_encoding(problem, time_limit)
+    try:
+        found = core_and_encoding(problem, time_limit)
+    except NeedsReplay:
+        return None
     return None if found is None else found[0]
 
 
 def core_and_encoding(problem: Problem, time_limit: float = 10.0) -> tuple[list[str], Encoding] | None:
-    """A minimal core and its encoding, or None when there is no conflict
-    (or the answer depends on Kubernetes' evaluation order)."""
-    status, core, enc = search_core(problem, time_limit)
+    """A minimal core and its encoding (a core found before the time limit
+    ran out while shrinking ends with the label ``STOPPED``: conflicting, maybe
+    not minimal), or None when there is no conflict, the search stopped
+    before finding one, or the encoding cannot answer."""
+    status, core, enc, _ = search_core(problem, time_limit)
     return (core, enc) if status == CONFLICT and enc is not None else None
 
 
 CONFLICT, NO_CONFLICT, ORDER_DEPENDENT, STOPPED = "conflict", "no-conflict", "order-dependent", "stopped"
 
 
-def search_core(problem: Problem, time_limit: float = 10.0) -> tuple[str, list[str], Encoding | None]:
-    """(status, core labels, encoding): ``conflict`` with a minimal core;
+def search_core(problem: Problem, time_limit: float = 10.0) -> tuple[str, list[str], Encoding | None, str]:
+    """(status, core labels, encoding, why), within ``time_limit`` seconds in
+    all: ``conflict`` with a minimal core (shrunk by deletion; if time runs
+    out while shrinking, the core so far with ``STOPPED`` last);
     ``no-conflict``; ``stopped`` when CP-SAT reached the time limit before
-    deciding; ``order-dependent`` when a selector error makes the
-    answer depend on the order Kubernetes evaluates devices in (no model)."""
+    deciding; ``order-dependent`` when the encoding cannot answer (``why``: a
+    selector error makes the answer depend on the order Kubernetes evaluates
+    devices in, or values beyond CP-SAT's integers)."""
     try:
         enc = encode(problem, use_assumptions=True)
-    except NeedsReplay:
-        return ORDER_DEPENDENT, [], None
+    except NeedsReplay as e:
+        return ORDER_DEPENDENT, [], None, str(e)
+    deadline = Deadline(time_limit)
     labels = sorted(enc.assumptions)
-    ok, core = _feasible(enc, labels, time_limit)
+    ok, core = _feasible(enc, labels, deadline)
     if ok is None:
-        return STOPPED, [], enc
+        return STOPPED, [], enc, stopped(deadline.limit)
     if ok:
-        return NO_CONFLICT, [], enc
+        return NO_CONFLICT, [], enc, ""
     i = 0
-    while i < len(core):  # deletion-based shrinking (a trial stopped by the time limit keeps its element)
+    while i < len(core):  # deletion-based shrinking
         trial = core[:i] + core[i + 1:]
-        ok2, sub = _feasible(enc, trial, time_limit)
-        if ok2 is not False:
+        ok2, sub = _feasible(enc, trial, deadline)
+        if ok2 is None:
+            return CONFLICT, [*core, STOPPED], enc, stopped(deadline.limit)
+        if ok2:
             i += 1
         else:
             core = [c for c in trial if c in sub] if sub else trial
-    return CONFLICT, core, enc
+    return CONFLICT, core, enc, ""
 
 
 def _holders(problem: Problem, label: str) -> str:
@@ -133,6 +145,8 @@ def render(problem: Problem, core: list[str], enc: Encoding | None = None) -> li
             c = plan.constraints[int(idx)]
             what = f"matchAttribute {c.match_attribute}" if c.match_attribute else f"distinctAttribute {c.distinct_attribute}"
             out.append(f"claim {plan_key} constraint #{idx} ({what}) over requests {c.requests or 'all'}")
+        elif label == STOPPED:
+            out.append("(the search stopped at its time limit: this set conflicts but may not be minimal)")
         else:
             out.append(label)
     return out
@@ -143,41 +157,46 @@ class Explanation:
     """Why claims cannot be allocated on a node: the minimal conflicting set
     (label and sentence per requirement), then the per-request candidate
     counts. ``status`` is ``conflict``, ``no-conflict`` (the claims fit),
-    ``stopped`` (time limit) or ``order-dependent`` (a selector error: only
-    the replay can answer)."""
+    ``stopped`` (time limit) or ``order-dependent`` (the encoding cannot
+    answer: only the replay can); ``why`` says why for the last two."""
 
     node: str
     claims: list[str]
     status: str
     core: list[tuple[str, str]] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)
+    why: str = ""
 
     def lines(self) -> list[str]:
         where = f"node {self.node or '<none>'}"
         if self.status == CONFLICT:
-            out = [f"these requirements cannot all hold on {where} (a minimal conflicting set):"]
+            minimal = not any(label == STOPPED for label, _ in self.core)
+            out = [f"these requirements cannot all hold on {where} "
+                   f"({'a minimal' if minimal else 'a'} conflicting set):"]
             out.extend(f"  - {text}" for _, text in self.core)
         elif self.status == NO_CONFLICT:
             out = [f"no conflict: the claims can be allocated on {where}"]
         elif self.status == STOPPED:
-            out = [f"undecided: CP-SAT reached the time limit on {where} before finding a conflict "
+            out = [f"undecided: {self.why} on {where} before finding a conflict "
                    "or an allocation (raise --time-limit)"]
         else:
-            out = [f"no model: a selector error makes the answer depend on the order Kubernetes "
-                   f"evaluates devices in on {where} (run allocate --mode replay)"]
+            out = [f"no model on {where}: {self.why} (run allocate --mode replay)"]
         return out + self.candidates
 
     def to_dict(self) -> dict[str, object]:
-        return {"node": self.node, "claims": list(self.claims), "status": self.status,
-                "core": [{"label": label, "text": text} for label, text in self.core],
-                "candidates": list(self.candidates)}
+        d: dict[str, object] = {"node": self.node, "claims": list(self.claims), "status": self.status,
+                                "core": [{"label": label, "text": text} for label, text in self.core],
+                                "candidates": list(self.candidates)}
+        if self.why:
+            d["why"] = self.why
+        return d
 
 
 def explanation(problem: Problem, time_limit: float = 10.0) -> Explanation:
-    status, labels, enc = search_core(problem, time_limit)
+    status, labels, enc, why = search_core(problem, time_limit)
     core = list(zip(labels, render(problem, labels, enc), strict=True)) if status == CONFLICT else []
     return Explanation(problem.node.name, [p.key for p in problem.plans], status, core,
-                       candidate_report(problem))
+                       candidate_report(problem), why)
 
 
 def explain(problem: Problem, time_limit: float = 10.0) -> list[str]:

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
+from typing import Any
 
 from ortools.sat.python import cp_model
 
 from dralloc.encoders.model import Encoding
 from dralloc.errors import InputError
 from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
+from dralloc.solver.limits import Deadline, stopped
 from dralloc.solver.modes import OBJECTIVES, objective_names
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.shareids import ShareIDs
@@ -30,12 +32,20 @@ from dralloc.solver.shareids import ShareIDs
 SCALE = 1000
 
 
+MAX_PRIORITY = 10**9
+
+
 def _priority(enc: Encoding, c: int) -> int:
     ann = enc.problem.plans[c].claim.metadata.annotations or {}
+    raw = ann.get("dralloc.io/priority", "1")
     try:
-        return max(1, int(ann.get("dralloc.io/priority", "1")))
+        value = int(raw)
     except ValueError:
-        raise InputError(f"claim {enc.problem.plans[c].key}: annotation dralloc.io/priority must be an integer") from None
+        value = MAX_PRIORITY + 1
+    if value > MAX_PRIORITY:
+        raise InputError(f"claim {enc.problem.plans[c].key}: metadata.annotations[dralloc.io/priority]: "
+                         f"{raw[:40]!r} is not an integer of at most {MAX_PRIORITY}")
+    return max(1, value)
 
 
 def _terms(enc: Encoding, name: str) -> tuple[list[tuple[int, cp_model.IntVar]], bool]:
@@ -84,12 +94,19 @@ def _best_fit(enc: Encoding) -> list[tuple[int, cp_model.IntVar]]:
         for cs, cn in pd.consumption().items():
             for n, v in cn.items():
                 if totals.get((cs, n)):
-                    w += v / totals[(cs, n)]
+                    w += _share(v, totals[(cs, n)])
         for n, cap in (pd.device.capacity or {}).items():
             if totals.get(("capacity", n)):
-                w += cap.value.value / totals[("capacity", n)]
+                w += _share(cap.value.value, totals[("capacity", n)])
         out.extend((int(w * SCALE) + 1, v) for _, v in us)
     return out
+
+
+def _share(amount: Fraction, total: Fraction) -> Fraction:
+    """``amount`` as a share of ``total``, within [0, 1]: a device that could be
+    chosen never consumes more than a counter holds, and the clamp keeps the
+    weights small whatever the quantities (1e19, negative values)."""
+    return min(Fraction(1), max(Fraction(0), amount / total))
 
 
 Objective = tuple[str, list[tuple[int, cp_model.IntVar]], bool]  # name, (weight, literal) terms, maximise
@@ -101,17 +118,20 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
     objective, the returned answer's value, first-fit's value (``firstFit``),
     the proven bound and the CP-SAT status (what ``dralloc check --mode
     optimal`` holds the promise against). Among equally good answers, the
-    first in Kubernetes' search order is returned (:func:`_canonical`)."""
+    first in Kubernetes' search order is returned (:func:`_canonical`). First-fit's
+    answer is the hint and the floor; everything runs within one time budget
+    (``time_limit``, or the default)."""
     t0 = time.perf_counter()
+    deadline = Deadline(time_limit)
     # first-fit floor and hint (claims optional: first-fit takes what it can in order)
-    ff_solver, ff_status = first_fit_solve(enc, time_limit)
+    ff_solver, ff_status = first_fit_solve(enc, deadline.left())
     ff_ok = ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     hint = {v.Index(): ff_solver.Value(v) for v in _all_vars(enc)} if ff_ok else None
     enc.model.ClearHints()
     enc.model.proto.search_strategy.clear()
     objectives: list[Objective] = [(name, *_terms(enc, name)) for name in objective_names(objective)]
-    ff_values = _values_at(enc, hint, objectives) if hint else None
-    found, report = _stages(enc, objectives, hint, time_limit)
+    ff_values = _values_at(enc, hint, objectives, deadline) if hint else None
+    found, status, report = _stages(enc, objectives, hint, deadline)
     out.solver = {"objectives": report}
     final: list[int] = []
     if found is not None:
@@ -119,13 +139,16 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         if len(reached) < len(report):
             out.notes.append(f"objective {report[len(reached)]['objective']} gave no answer in time: the answer "
                              f"is the best for {', '.join(reached)}")
-        solver = _canonical(enc, found, time_limit, report, out)
+        solver = _canonical(enc, found, deadline, report, out)
         fill(out, enc, *decode(enc, solver), share_ids)
         final = [sum(w * solver.Value(v) for w, v in terms) for _, terms, _ in objectives]
     elif ff_ok:
         fill(out, enc, *decode(enc, ff_solver), share_ids)
-        out.notes.append("optimal search gave no answer in time: first-fit's answer returned")
+        out.notes.append(f"{stopped(deadline.limit, 'optimal search')} without an answer: first-fit's "
+                         "answer returned")
         final = list(ff_values or [])
+    elif cp_model.UNKNOWN in (ff_status, status):
+        out.status, out.error = Status.ERROR, stopped(deadline.limit, "CP-SAT") + " without an answer"
     else:
         out.status = Status.UNSATISFIABLE
     for i, rec in enumerate(report):
@@ -140,21 +163,22 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
 
 
 def _stages(enc: Encoding, objectives: list[Objective], hint: dict[int, int] | None,
-            time_limit: float | None) -> tuple[cp_model.CpSolver | None, list[dict[str, object]]]:
+            deadline: Deadline) -> tuple[cp_model.CpSolver | None, Any, list[dict[str, object]]]:
     """One solve per objective, each later one keeping the earlier values
     (proven: equal; after a time limit: at least as good); stops at the first
     objective that gets no answer in time. The last solver with an answer
-    (None: none) and a record per objective."""
+    (None: none), the last status, and a record per objective."""
     report: list[dict[str, object]] = [{"objective": name, "maximize": maximize, "status": "not reached"}
                                        for name, _, maximize in objectives]
     found: cp_model.CpSolver | None = None
+    status: Any = cp_model.UNKNOWN
     for rec, (_, terms, maximize) in zip(report, objectives, strict=True):
         expr = sum(w * v for w, v in terms)
         (enc.model.Maximize if maximize else enc.model.Minimize)(expr)
         for v in _all_vars(enc) if hint else []:
             if v.Index() in hint:  # type: ignore[operator]
                 enc.model.AddHint(v, hint[v.Index()])  # type: ignore[index]
-        solver = _params(False, time_limit)
+        solver = _params(False, deadline.left())
         status = solver.Solve(enc.model)
         enc.model.ClearHints()
         rec["status"] = solver.StatusName(status)
@@ -165,10 +189,11 @@ def _stages(enc: Encoding, objectives: list[Objective], hint: dict[int, int] | N
         rec.update(value=val, bound=round(solver.BestObjectiveBound()))
         enc.model.Add(expr == val if status == cp_model.OPTIMAL else expr >= val if maximize else expr <= val)
         hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
-    return found, report
+    return found, status, report
 
 
-def _values_at(enc: Encoding, solution: dict[int, int], objectives: list[Objective]) -> list[int] | None:
+def _values_at(enc: Encoding, solution: dict[int, int], objectives: list[Objective],
+               deadline: Deadline) -> list[int] | None:
     """Each objective's value at ``solution`` (first-fit's): a copy of the
     model with those variables fixed determines the objectives' helper
     literals (devices used, counter sets touched); no search."""
@@ -179,14 +204,14 @@ def _values_at(enc: Encoding, solution: dict[int, int], objectives: list[Objecti
         m.Add(m.GetIntVarFromProtoIndex(i) == val)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = 10.0
+    solver.parameters.max_time_in_seconds = min(10.0, deadline.left())
     if solver.Solve(m) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     values = solver.ResponseProto().solution
     return [sum(w * values[v.Index()] for w, v in terms) for _, terms, _ in objectives]
 
 
-def _canonical(enc: Encoding, found: cp_model.CpSolver, time_limit: float | None,
+def _canonical(enc: Encoding, found: cp_model.CpSolver, deadline: Deadline,
                report: list[dict[str, object]], out: Outcome) -> cp_model.CpSolver:
     """The tie-break among equally good answers: of all the answers whose
     objective values equal (or, after a time limit, are at least as good as)
@@ -196,16 +221,16 @@ def _canonical(enc: Encoding, found: cp_model.CpSolver, time_limit: float | None
     search met first."""
     enc.model.ClearObjective()
     enc.model.ClearHints()
-    solver, status = first_fit_solve(enc, time_limit)
+    solver, status = first_fit_solve(enc, deadline.left())
     out.solver["tie_break"] = {"status": solver.StatusName(status), "wall_time_s": round(solver.WallTime(), 6),
                                "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         proven = all(r["status"] == "OPTIMAL" for r in report)
         if not proven:
-            out.notes.append("the time limit stopped the optimal search before it proved its answer: another "
-                             "run may find a different one")
+            out.notes.append(f"{stopped(deadline.limit, 'optimal search')} before it proved its answer: "
+                             "another run may find a different one")
         return solver
-    out.notes.append("the time limit stopped the tie-break among equal answers: this is one of them, "
+    out.notes.append(f"{stopped(deadline.limit, 'tie-break among equal answers')}: this is one of them, "
                      "another run may return another")
     return found
 

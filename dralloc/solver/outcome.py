@@ -7,6 +7,9 @@ from enum import Enum
 
 from dralloc.models import AllocationResult
 
+# the note of a CP-SAT mode that handed the question to the replay
+REPLAY_NOTE = "answered by replay"
+
 
 class Status(str, Enum):
     ALLOCATED = "allocated"          # every claim got devices
@@ -58,6 +61,12 @@ class Outcome:
     verified: bool | None = None       # checked by the independent verifier (None: not checked)
     findings: list[str] = field(default_factory=list)  # the verifier's error findings
     kubernetes: KubernetesAnswer | None = None  # first-fit: what is known of Kubernetes' answer
+
+    @property
+    def by_replay(self) -> bool:
+        """Whether the Kubernetes search gave this answer (mode replay, or a
+        CP-SAT mode that handed the question to it)."""
+        return self.mode == "replay" or any(n.startswith(REPLAY_NOTE) for n in self.notes)
 
     @property
     def ok(self) -> bool:

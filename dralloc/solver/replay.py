@@ -119,9 +119,14 @@ class ReplaySearch:
         # The search recurses once per device slot, request and claim: give
         # Python room for many claims allocated together.
         depth = 4 * (sum(len(pl.slots) + MAX_RESULTS for pl in self.p.plans) + 16)
-        if sys.getrecursionlimit() < depth:
+        old = sys.getrecursionlimit()
+        if old < depth:   # for this search only: a limit left raised lets C code recurse until it crashes
             sys.setrecursionlimit(depth)
-        out = self.allocate_one(0, 0, 0, 0, False, 0)
+        try:
+            out = self.allocate_one(0, 0, 0, 0, False, 0)
+        finally:
+            if old < depth and sys.getrecursionlimit() == depth:
+                sys.setrecursionlimit(old)
         self.capacity.settle(self.results)
         if out == MAX:
             raise AllocationError("allocation max size exceeded")

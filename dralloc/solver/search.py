@@ -23,18 +23,20 @@ from collections.abc import Sequence
 
 from ortools.sat.python import cp_model
 
+from dralloc.solver.limits import limit_or_default
+
 
 def fixed_search(time_limit: float | None) -> cp_model.CpSolver:
     """A solver for the first solution of a fixed search: one worker, no
-    presolve, stop at the first solution (deterministic)."""
+    presolve, stop at the first solution (deterministic), within
+    ``time_limit`` (None: the default, :mod:`dralloc.solver.limits`)."""
     solver = cp_model.CpSolver()
     p = solver.parameters
     p.search_branching = cp_model.FIXED_SEARCH
     p.num_workers = 1
     p.cp_model_presolve = False
     p.stop_after_first_solution = True
-    if time_limit is not None:
-        p.max_time_in_seconds = float(time_limit)
+    p.max_time_in_seconds = limit_or_default(time_limit)
     return solver
 
 

@@ -69,6 +69,12 @@ _VALID_NAMES: set[tuple[str, bool]] = set()  # qualified names seen valid (a clu
 _VALID_NAMES_MAX = 1 << 16
 
 
+def known_qualified_name(name: str, need_domain: bool = False) -> bool:
+    """Whether ``name`` was already found a valid qualified name (no need to
+    check it, or to build its field path, again)."""
+    return (name, need_domain) in _VALID_NAMES
+
+
 def qualified_name(c: Collector, path: str, name: str, what: str, need_domain: bool = False) -> None:
     """Attribute/capacity names: ``[domain/]identifier``; the identifier is a
     C identifier of at most 32 characters, the domain a driver name."""

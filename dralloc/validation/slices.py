@@ -7,7 +7,7 @@ device as the KEP requires."""
 
 from __future__ import annotations
 
-from dralloc.models import Device, DeviceAttribute, NodeSelector, ResourceSlice
+from dralloc.models import Device, DeviceAttribute, DeviceCapacity, NodeSelector, ResourceSlice
 from dralloc.models.resource import CounterSet, DeviceCounterConsumption
 from dralloc.validation import formats as f
 from dralloc.validation.capacity import capacity
@@ -213,46 +213,100 @@ def binding_conditions(c: Collector, path: str, conds: list[str] | None, failure
         c.add(path, f"{rule}.pair", "bindingConditions and bindingFailureConditions must be set together")
 
 
+class _Clean:
+    """Parts found clean, by identity: a loaded cluster shares its attribute
+    values, capacities and counter consumptions between devices, so each is
+    checked once. The part itself is held, so its id cannot be reused."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[int, bool], tuple[object, int]] = {}
+
+    def get(self, part: object, flag: bool = False) -> int | None:
+        hit = self.seen.get((id(part), flag))
+        return hit[1] if hit is not None and hit[0] is part else None
+
+    def put(self, part: object, value: int, flag: bool = False) -> None:
+        if len(self.seen) < 1 << 16:
+            self.seen[(id(part), flag)] = (part, value)
+
+
+_CLEAN_ATTRIBUTES, _CLEAN_CAPACITIES, _CLEAN_CONSUMPTIONS = _Clean(), _Clean(), _Clean()
+
+
 def _consumptions(c: Collector, path: str, cons: list[DeviceCounterConsumption]) -> None:
     if c.limit(path, "device.consumes-counters.max", "counter consumptions", len(cons), MAX_CONSUMPTIONS_PER_DEVICE):
         return
     for k, cc in enumerate(cons):
-        cpath = f"{path}[{k}]"
-        f.dns_label(c, f"{cpath}.counterSet", cc.counter_set, "counter set name")
-        if cc.counter_set in (x.counter_set for x in cons[:k]):
-            c.add(f"{cpath}.counterSet", "device.consumes-counters.unique",
+        if k and cc.counter_set in (x.counter_set for x in cons[:k]):
+            c.add(f"{path}[{k}].counterSet", "device.consumes-counters.unique",
                   f"counter set {cc.counter_set!r} is consumed twice by this device")
-        counters = cc.counters or {}
-        if not counters:
-            c.add(f"{cpath}.counters", "device.consumes-counters.counters", "at least one counter is required")
-        elif not c.limit(f"{cpath}.counters", "device.consumes-counters.counters", "counters", len(counters),
-                         MAX_COUNTERS_PER_CONSUMPTION):
-            for name in counters:
-                if not f.is_dns_label(name):
-                    f.dns_label(c, f"{cpath}.counters[{name}]", name, "counter name")
+        if _CLEAN_CONSUMPTIONS.get(cc) is None:
+            before = len(c.findings)
+            _consumption(c, f"{path}[{k}]", cc)
+            if len(c.findings) == before:
+                _CLEAN_CONSUMPTIONS.put(cc, 1)
+
+
+def _consumption(c: Collector, cpath: str, cc: DeviceCounterConsumption) -> None:
+    f.dns_label(c, f"{cpath}.counterSet", cc.counter_set, "counter set name")
+    counters = cc.counters or {}
+    if not counters:
+        c.add(f"{cpath}.counters", "device.consumes-counters.counters", "at least one counter is required")
+    elif not c.limit(f"{cpath}.counters", "device.consumes-counters.counters", "counters", len(counters),
+                     MAX_COUNTERS_PER_CONSUMPTION):
+        for name in counters:
+            if not f.is_dns_label(name):
+                f.dns_label(c, f"{cpath}.counters[{name}]", name, "counter name")
+
+
+def _attributes(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> int:
+    """Check a device's attributes; returns how many values they hold."""
+    values = 0
+    for name, attr in attrs.items():
+        if not f.known_qualified_name(name):
+            f.qualified_name(c, f"{path}.attributes[{name}]", name, "attribute name")
+        n = _CLEAN_ATTRIBUTES.get(attr)
+        if n is None:
+            before = len(c.findings)
+            n = _attribute(c, f"{path}.attributes[{name}]", attr)
+            if len(c.findings) == before:
+                _CLEAN_ATTRIBUTES.put(attr, n)
+        values += n
+    return values
+
+
+def _capacities(c: Collector, path: str, caps: dict[str, DeviceCapacity], multi: bool) -> None:
+    for name, cap in caps.items():
+        if not f.known_qualified_name(name):
+            f.qualified_name(c, f"{path}.capacity[{name}]", name, "capacity name")
+        if _CLEAN_CAPACITIES.get(cap, multi) is None:
+            before = len(c.findings)
+            capacity(c, f"{path}.capacity[{name}]", cap, multi)
+            if len(c.findings) == before:
+                _CLEAN_CAPACITIES.put(cap, 1, multi)
 
 
 def _device(c: Collector, i: int, d: Device, per_device: bool) -> None:
     path = f"spec.devices[{i}]"
-    f.dns_label(c, f"{path}.name", d.name, "device name")
+    if not f.is_dns_label(d.name):
+        f.dns_label(c, f"{path}.name", d.name, "device name")
     attrs, caps = d.attributes or {}, d.capacity or {}
     if len(attrs) + len(caps) > MAX_ATTRIBUTES_AND_CAPACITIES:
         c.add(path, "device.attributes.max", f"{len(attrs)} attributes + {len(caps)} capacities "
               f"(after mixins), at most {MAX_ATTRIBUTES_AND_CAPACITIES} together are allowed")
-    values = 0
-    for name, attr in attrs.items():
-        f.qualified_name(c, f"{path}.attributes[{name}]", name, "attribute name")
-        values += _attribute(c, f"{path}.attributes[{name}]", attr)
+    values = _attributes(c, path, attrs)
     if values > MAX_ATTRIBUTE_VALUES:
         c.add(path, "device.attributes.max", f"{values} attribute values (list items counted), "
               f"at most {MAX_ATTRIBUTE_VALUES} are allowed")
-    for name, cap in caps.items():
-        f.qualified_name(c, f"{path}.capacity[{name}]", name, "capacity name")
-        capacity(c, f"{path}.capacity[{name}]", cap, bool(d.allow_multiple_allocations))
-    _consumptions(c, f"{path}.consumesCounters", d.consumes_counters or [])
-    _device_selection(c, path, d, bool(per_device))
-    _taints(c, path, d)
-    binding_conditions(c, path, d.binding_conditions, d.binding_failure_conditions)
+    _capacities(c, path, caps, bool(d.allow_multiple_allocations))
+    if d.consumes_counters:
+        _consumptions(c, f"{path}.consumesCounters", d.consumes_counters)
+    if per_device or d.node_name is not None or d.node_selector is not None or d.all_nodes is not None:
+        _device_selection(c, path, d, bool(per_device))
+    if d.taints:
+        _taints(c, path, d)
+    if d.binding_conditions is not None or d.binding_failure_conditions is not None:
+        binding_conditions(c, path, d.binding_conditions, d.binding_failure_conditions)
 
 
 def _advanced(d: Device) -> bool:

@@ -186,7 +186,7 @@ def test_check_wide_and_data(capsys: pytest.CaptureFixture[str]) -> None:
     assert "PASS simple (equal answer)" in capsys.readouterr().out
     assert main(["check", str(UPSTREAM / "simple.yaml"), "-o", "json", "-j", "1"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["summary"] == {"passed": 1, "failed": 0, "skipped": 0, "established": {"equalAnswer": 1}}
+    assert data["summary"] == {"passed": 1, "failed": 0, "skipped": 0, "unreadable": 0, "established": {"equalAnswer": 1}}
     assert data["scenarios"][0]["established"] == "equal answer"
 
 

@@ -113,7 +113,7 @@ INVALID: list[tuple[str, dict[str, str], str]] = [
     ("count 0", {"claim": CLAIM.replace("deviceClassName: gpu\n", "deviceClassName: gpu\n        count: 0\n")},
      "request.count"),
     ("count beyond int64", {"claim": CLAIM.replace("deviceClassName: gpu\n",
-                                                   "deviceClassName: gpu\n        count: 99999999999999999999\n")},
+                                                   "deviceClassName: gpu\n        count: 9999999999999999999\n")},
      "format.int64"),
     ("CEL that does not compile", {"class": CLASS.replace('device.driver == "gpu.example.com"', "device.drvier")},
      "selectors.cel.compile"),

@@ -49,13 +49,13 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 
 def test_validate_valid_file_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    f = write(tmp_path, "ok.yaml", GOOD_SLICE + "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n")
+    f = write(tmp_path, "ok.yaml", GOOD_SLICE + "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns1}\n")
     assert main(["validate", str(f)]) == 0
     out, err = capsys.readouterr()
     assert f"dralloc validate: warning: {f}#1: Namespace (v1) is not a kind dralloc reads; skipped" in err
     assert "1 object(s) read, 0 error(s)" in err and not out
     assert main(["validate", "--strict", str(f)]) == 1  # --strict: an unknown kind is an error
-    assert f"{f}#1: Namespace n: error: Namespace (v1) is not a kind dralloc reads (--strict)" in capsys.readouterr().out
+    assert f"{f}#1: Namespace ns1: error: Namespace (v1) is not a kind dralloc reads (--strict)" in capsys.readouterr().out
 
 
 def test_validate_reports_findings_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,7 +72,7 @@ def test_validate_unreadable_file_exits_2(tmp_path: Path, capsys: pytest.Capture
     bad = write(tmp_path, "broken.yaml", "spec: [\n")
     assert main(["validate", str(good), str(bad)]) == 2
     out = capsys.readouterr().out
-    assert f"{bad}: error: not valid YAML/JSON" in out and "Traceback" not in out
+    assert f"{bad}#0: error: not valid YAML" in out and "Traceback" not in out
 
 
 def test_validate_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

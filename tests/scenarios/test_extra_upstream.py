@@ -9,11 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
 from dralloc.check import check_scenario, run_scenario
 from dralloc.features import Variant
-from dralloc.io.scenario import Scenario, parse_scenario
+from dralloc.io.scenario import Scenario, load_scenarios
 from tests.solver.test_triggers import assert_fired_defects_have_triggers
 
 FILES = sorted((Path(__file__).parent / "extra").glob("*.yaml"))
@@ -21,7 +20,10 @@ _STEPS = re.compile(r"allocateOne invocations \((\d+)(?:; (\d+) for the stable a
 
 
 def _load(path: Path) -> Scenario:
-    return parse_scenario(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+    """The scenario as dralloc reads it (Kubernetes' YAML meaning: a plain Y is true)."""
+    scenarios, errors = load_scenarios([path])
+    assert not errors, [str(e) for e in errors]
+    return scenarios[0]
 
 
 def test_extra_cases_present() -> None:

@@ -151,3 +151,20 @@ def test_validate_and_admission_agree_on_the_corpus() -> None:
         assert raised == found, name
         refused += bool(raised)
     assert refused > 50  # the corpus is full of objects the API server refuses
+
+
+def test_a_shared_bad_part_is_reported_on_every_device(tmp_path: Path) -> None:
+    """Parts shared between devices are checked once when clean; a bad one is
+    reported wherever it is used (the loader shares equal attribute values)."""
+    devices = "".join(f"  - name: gpu-{i}\n    attributes:\n      driverVersion: {{version: '1.0'}}\n"
+                      f"      ok: {{version: 1.0.0}}\n" for i in range(3))
+    f = tmp_path / "s.yaml"
+    f.write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+                 "  driver: d.example.com\n  nodeName: node-1\n  pool: {name: p, resourceSliceCount: 1}\n  devices:\n" + devices)
+    objs = load([f])
+    a, b, _ = objs.slices[0].spec.devices or []
+    assert a.attributes and b.attributes and a.attributes["driverVersion"] is b.attributes["driverVersion"]
+    with pytest.raises(InputErrors) as e:
+        admit(objs)
+    fields = [err.field for err in e.value.errors]
+    assert fields == [f"spec.devices[{i}].attributes[driverVersion]" for i in range(3)]

@@ -39,6 +39,7 @@ from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
+from dralloc.encoders.linear import require_int64
 from dralloc.errors import AllocationError
 from dralloc.features import Features
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
@@ -245,6 +246,8 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
     for k in kinds:
         supply = sum(dict(lay).get(k, 0) * v for (_, lay), v in x.items())
         m.add(sum(v for (_, kk), v in y.items() if kk == k) <= supply)
+    require_int64(sum(bp.weights[g[2]] * g[1] * len(ps) for g, ps in demand.items()),
+                  "the priority-weighted pods of the block model (each priority level outweighs all lower ones)")
     objective = sum(bp.weights[g[2]] * g[1] * v for (g, _), v in y.items())
     m.maximize(objective)
     solver = cp_model.CpSolver()

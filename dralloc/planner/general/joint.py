@@ -19,12 +19,11 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from math import lcm
 
 from ortools.sat.python import cp_model
 
 from dralloc.encoders import attributes, choice, counters, devices
-from dralloc.encoders.choice import NeedsReplay
+from dralloc.encoders.linear import NeedsReplay, OutOfRange, at_most, forbid, require_int64
 from dralloc.encoders.model import Encoding
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
@@ -148,6 +147,8 @@ class JointModel:
         self._shared_claims()
         self._across_nodes()
         w = {r.key: r.weight for r in self.part.replicas}
+        require_int64(sum(w.values()), "the priority weights of the pods placed together (each priority "
+                      "level outweighs all lower ones)")
         self.objective = sum(w[k] * v for (k, _), v in self.z.items())
         self.m.maximize(self.objective)
 
@@ -254,8 +255,14 @@ class JointModel:
                 terms = [(a, u) for a, u in terms if a]
                 if not terms:
                     continue
-                d = lcm(value.denominator, *(a.denominator for a, _ in terms))
-                self.m.add(sum(int(a * d) * u for a, u in terms) <= int(value * d))
+                label = f"counter {pool.driver}/{pool.name}/{cs}/{name} across nodes"
+                if value < 0:
+                    forbid(self.m, [u for _, u in terms], [])
+                    continue
+                try:
+                    at_most(self.m, terms, value, [], label)
+                except OutOfRange as e:   # the verifier re-checks every part's answer
+                    self.skipped.append(f"{e}; not coupled in the model")
 
     def hint(self, placed: dict[str, str]) -> None:
         for (k, n), v in self.z.items():

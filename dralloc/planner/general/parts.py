@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from dralloc.checker.rules import verify_allocation
+from dralloc.encoders.linear import OutOfRange
 from dralloc.features import Features
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
 from dralloc.io import ObjectSet
@@ -137,6 +138,14 @@ def _greedy_in(part: Part, greedy: dict[str, str]) -> tuple[int, dict[str, str]]
     return sum(r.weight for r in part.replicas if r.key in placed), placed
 
 
+def _take(out: GeneralResult, res: PartResult) -> None:
+    out.value += res.value
+    out.bound += res.bound
+    out.placed.update(res.placed)
+    if RANK.get(res.status, 3) > RANK.get(out.status, 3):
+        out.status = res.status
+
+
 def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodSimulator, greedy: PodsSim,
                 time_limit: float | None = None, workers: int = 2, progress: bool = False) -> GeneralResult:
     """The joint optimum, part by part, never below first-fit."""
@@ -150,9 +159,14 @@ def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: Po
                   end="" if i + 1 < len(parts) else "\n", file=sys.stderr)
         model = JointModel(part, sim.per_node.slices, list(objs.classes), sim.allocated, features,
                            {g: gang.needed for g, gang in demand.gangs.items()})
-        model.build()
-        out.notes.extend(model.skipped)
         gval, gplaced = _greedy_in(part, first)
+        try:
+            model.build()
+        except OutOfRange as e:
+            out.notes.append(f"part {i + 1}: {e}; first-fit's answer kept")
+            _take(out, PartResult("FEASIBLE", gval, max(gval, sum(r.weight for r in part.replicas)), gplaced))
+            continue
+        out.notes.extend(model.skipped)
         model.hint(gplaced)
         res = model.solve(time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers)
         out.seconds += res.wall_time
@@ -165,11 +179,7 @@ def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: Po
             # without an answer CP-SAT proved nothing: the only bound is every replica placed
             known = res.bound if res.status in ("OPTIMAL", "FEASIBLE") else sum(r.weight for r in part.replicas)
             res = PartResult(res.status if res.status != "OPTIMAL" else "FEASIBLE", gval, max(known, gval), gplaced)
-        out.value += res.value
-        out.bound += res.bound
-        out.placed.update(res.placed)
-        if RANK.get(res.status, 3) > RANK.get(out.status, 3):
-            out.status = res.status
+        _take(out, res)
     for pod in demand.pods:
         out.served[pod.name] = sum(1 for r in range(pod.replicas) if f"{pod.name}#{r}" in out.placed)
     return out

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from dralloc.encoders.linear import require_int64
 from dralloc.planner.pattern.layouts import Layout
+from dralloc.solver.limits import limit_or_default
 from dralloc.solver.search import tie_break
 
 
@@ -54,6 +56,15 @@ class PatternResult:
         return self.status == "OPTIMAL"
 
 
+def _check_range(supplies: Sequence[Supply], groups: Sequence[Group], max_added: int) -> None:
+    """Every bound and the weighted objective within CP-SAT's integers, or a
+    clear error naming the number (replica counts come from annotations)."""
+    require_int64(max(1, max_added) * sum(s.count for s in supplies), "the units of the pattern model")
+    require_int64(sum(g.demand for g in groups), "the pods of the demand")
+    require_int64(sum(g.weight * g.demand for g in groups),
+                  "the priority-weighted pods of the demand (each priority level outweighs all lower ones)")
+
+
 class PatternModel:
     """fit (max weighted pods), add-nodes (fewest added nodes), layout (fewest
     units) over the same variables."""
@@ -61,6 +72,7 @@ class PatternModel:
     def __init__(self, supplies: Sequence[Supply], groups: Sequence[Group], max_added: int = 0) -> None:
         self.supplies = list(supplies)
         self.groups = list(groups)
+        _check_range(self.supplies, self.groups, max_added)
         self.objective: cp_model.LinearExprT | None = None
         self.maximize = True
         m = self.model = cp_model.CpModel()
@@ -120,8 +132,7 @@ class PatternModel:
     def solve(self, time_limit: float | None = None, workers: int = 2) -> PatternResult:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = workers
-        if time_limit:
-            solver.parameters.max_time_in_seconds = time_limit
+        solver.parameters.max_time_in_seconds = limit_or_default(time_limit)
         code = solver.solve(self.model)
         res = PatternResult(solver.status_name(code), wall_time=solver.wall_time)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

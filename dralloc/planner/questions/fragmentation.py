@@ -21,6 +21,7 @@ from dralloc.planner.pattern.layouts import enumerate_layouts
 from dralloc.planner.pattern.model import Group, PatternModel, Supply
 from dralloc.planner.view.cluster import Cluster, Unit
 from dralloc.planner.view.utilisation import node_utilisation, pool_utilisation
+from dralloc.solver.limits import limit_or_default, stopped
 
 __all__ = ["fragmentation", "node_utilisation", "pool_utilisation", "repack", "unit_report"]
 
@@ -69,7 +70,10 @@ def repack(cluster: Cluster, empty: Cluster, time_limit: float | None = None,
     model = PatternModel([s for s in sup if s.layouts], groups)
     model.fewest_units()
     res = model.solve(time_limit, workers)
-    return {"status": res.status, "proven": res.proven, "units": res.objective, "partitions": wanted}
+    out = {"status": res.status, "proven": res.proven, "units": res.objective, "partitions": wanted}
+    if res.status in ("FEASIBLE", "UNKNOWN"):
+        out["stopped"] = stopped(limit_or_default(time_limit), "CP-SAT")
+    return out
 
 
 def fragmentation(cluster: Cluster, empty: Cluster, time_limit: float | None = None,

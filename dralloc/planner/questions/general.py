@@ -138,6 +138,8 @@ def _opt(res: GeneralResult) -> dict[str, Any]:
                            "objective": res.value, "bound": res.bound, "boundGap": res.bound - res.value,
                            "boundGapPercent": _percent(res.bound - res.value, res.bound),
                            "solveSeconds": round(res.seconds, 4)}
+    if res.status in ("FEASIBLE", "UNKNOWN"):
+        out["stopped"] = "CP-SAT stopped at its time limit before proving the optimum"
     if res.notes:
         out["notes"] = res.notes
     return out

@@ -12,6 +12,7 @@ from dralloc.planner.pattern.model import Group, PatternModel, PatternResult, Su
 from dralloc.planner.pattern.structure import solve_split
 from dralloc.planner.simulate.firstfit import SimResult, simulate
 from dralloc.planner.view.cluster import Cluster, NodeModel, Unit
+from dralloc.solver.limits import limit_or_default, stopped
 
 
 def groups(cluster: Cluster) -> list[Group]:
@@ -45,9 +46,12 @@ def _useful(gs: list[Group]) -> frozenset[int]:
     return frozenset(k for g in gs for k in g.kinds)
 
 
-def _opt(res: PatternResult) -> dict[str, Any]:
-    return {"status": res.status, "proven": res.proven, "objective": res.objective, "bound": res.bound,
-            "solveSeconds": round(res.wall_time, 4)}
+def _opt(res: PatternResult, time_limit: float | None = None) -> dict[str, Any]:
+    out = {"status": res.status, "proven": res.proven, "objective": res.objective, "bound": res.bound,
+           "solveSeconds": round(res.wall_time, 4)}
+    if res.status in ("FEASIBLE", "UNKNOWN"):
+        out["stopped"] = stopped(limit_or_default(time_limit), "CP-SAT")
+    return out
 
 
 def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None, workers: int = 2) -> Answer:
@@ -59,7 +63,7 @@ def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None
     served = sum(res.served) if res.served else 0
     ff_weighted = _weighted(cluster, sim)
     ans = Answer("fit", {"policy": policy, "pods": ff, "weighted": ff_weighted, "perWorkload": sim.served},
-                 {**_opt(res), "pods": served,
+                 {**_opt(res, time_limit), "pods": served,
                   "perGroup": {g.name: s for g, s in zip(gs, res.served, strict=False)}})
     if res.objective is None or res.objective < ff_weighted:   # never worse than first-fit
         ans.optimal.update({"pods": ff, "objective": ff_weighted, "note": "first-fit's answer (solver had none better)"})
@@ -133,7 +137,7 @@ def add_nodes(cluster: Cluster, template: str, policy: str = "first", limit: int
     model.fewest_added()
     res = model.solve(time_limit, workers)
     ff = _ff_added(cluster, idx, policy, limit, keep)
-    opt = {**_opt(res), "nodes": res.added_nodes if res.objective is not None else None}
+    opt = {**_opt(res, time_limit), "nodes": res.added_nodes if res.objective is not None else None}
     if res.status == "INFEASIBLE":   # proven: no count up to the limit serves the demand
         opt.update(proven=True, note=f"the demand does not fit even with {limit} added nodes")
     ans = Answer("add-nodes", {"policy": policy, "nodes": ff}, opt, detail={"template": template})
@@ -151,7 +155,7 @@ def layout(cluster: Cluster, policy: str = "first", time_limit: float | None = N
     res = solve_split(sup, gs, PatternModel.fewest_units, time_limit, workers)
     sim = simulate(cluster, policy)
     ff = {"policy": policy, "units": sim.units_used, "allPlaced": not sim.unplaced}
-    opt = {**_opt(res), "units": res.objective}
+    opt = {**_opt(res, time_limit), "units": res.objective}
     ans = Answer("layout", ff, opt)
     if res.objective is not None:
         ans.detail = {"assignment": assign_layouts(cluster, sup, res)}
