@@ -14,9 +14,10 @@ from dralloc.solver.outcome import Outcome, Status
 OPTIONAL = ("adminAccess", "tolerations", "bindingConditions", "bindingFailureConditions",
             "shareID", "consumedCapacity")
 # how a pass was established
-EQUAL = "equal answer"            # the engine's answer is the expected one
-NAMED_DEFECT = "named defect"     # first-fit differs; the replay gives the expected answer through a named defect
-PROVEN = "proven"                 # first-fit differs; the solver proved Kubernetes' answer, the expected one
+EQUAL = "equal answer"                    # the engine's answer is the expected one
+NAMED_DEFECT = "named defect"             # first-fit differs; the replay gives the expected answer through a named defect
+PROVEN = "proven"                         # first-fit differs; the solver proved Kubernetes' answer, the expected one
+PROMISE_KEPT = "optimal's promise kept"   # optimal: verified, never worse than first-fit, unsatisfiable only where Kubernetes is
 
 
 @dataclass
@@ -27,7 +28,7 @@ class CheckResult:
     skipped: str = ""
     differences: list[str] = field(default_factory=list)
     defects: list[str] = field(default_factory=list)   # passed only through a documented defect
-    established: str = ""   # how a pass was established: EQUAL, NAMED_DEFECT or PROVEN
+    established: str = ""  # how a pass was established: EQUAL, NAMED_DEFECT, PROVEN or PROMISE_KEPT
     outcome: Outcome | None = None
 
 
@@ -114,6 +115,11 @@ def check_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
         res.differences = [f"internal error: {type(e).__name__}: {e}"]
         return res
     res.outcome = got
+    if mode == "optimal":
+        res.differences = optimal_promise(sc, got)
+        res.established = PROMISE_KEPT
+        res.passed = not res.differences
+        return res
     res.differences = compare_answer(sc, got)
     if mode == "first-fit":
         _judge_first_fit(sc, got, res)
@@ -121,6 +127,38 @@ def check_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
         res.established = EQUAL
     res.passed = not res.differences
     return res
+
+
+def optimal_promise(sc: Scenario, got: Outcome) -> list[str]:
+    """What optimal promises, checked against a scenario holding Kubernetes'
+    answer: the same errors; unsatisfiable (or partial) only where Kubernetes
+    is; an answer the independent verifier accepts; objectives,
+    lexicographically, at least first-fit's. Its devices may differ."""
+    exp = sc.expect
+    assert exp is not None
+    if exp.error is not None or got.status is Status.ERROR:
+        return compare_answer(sc, got)
+    if "objectives" not in got.solver:  # answered by the replay (order-dependent selector errors)
+        return compare_answer(sc, got)
+    if got.status is not Status.ALLOCATED and not exp.unsatisfiable:
+        return [f"optimal is {got.status.value} where Kubernetes allocates"]
+    out = [f"the independent verifier rejects optimal's answer: {f}" for f in got.findings]
+    return out + objective_shortfall(got)
+
+
+def objective_shortfall(got: Outcome) -> list[str]:
+    """Where optimal's answer is worse than first-fit's (objectives compared
+    lexicographically, in priority order)."""
+    for rec in got.solver.get("objectives") or []:  # type: ignore[attr-defined]
+        if "firstFit" not in rec or "value" not in rec:
+            continue
+        val, ff = int(rec["value"]), int(rec["firstFit"])
+        if val == ff:
+            continue
+        if (val > ff) == bool(rec["maximize"]):
+            return []
+        return [f"objective {rec['objective']}: optimal's answer scores {val}, worse than first-fit's {ff}"]
+    return []
 
 
 def _judge_first_fit(sc: Scenario, got: Outcome, res: CheckResult) -> None:

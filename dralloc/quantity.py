@@ -305,3 +305,13 @@ def parse_quantity(text: Any, where: str = "") -> Quantity:
 def binary_si(value: int | Fraction) -> Quantity:
     """A quantity in binary-SI format (as Kubernetes builds computed integers)."""
     return Quantity(value, BINARY_SI)
+
+
+def amount_text(value: int | Fraction) -> str:
+    """An exact amount for people, in Kubernetes units: binary suffixes when it
+    is a whole multiple of 1024 (``40Gi``), decimal ones otherwise (``1500m``,
+    ``7``, ``2k``); never raw bytes of a binary size."""
+    v = Fraction(value)
+    if v.denominator == 1 and v and int(v) % 1024 == 0:
+        return Quantity(v, BINARY_SI).canonical()
+    return Quantity(v).canonical()

@@ -178,12 +178,12 @@ def _one(pa: PendingAnalysis, p: _Pending, held: list[ResourceClaim], joint: Joi
         else:
             note = (f"; but not together with the other pending pods (the best joint placement places "
                     f"{joint.value} of {pods} and leaves this one out)")
-        entry.update(verdict="fits-now", nodes=p.now, joint_node=together,
+        entry.update(verdict="fits-now", nodes=p.now, jointNode=together,
                      message=f"the claims fit now on node(s) {', '.join(p.now[:5])}: a false negative of "
                      f"the scheduler, or the pod was not retried since resources were freed{note}")
         return entry
     if together is not None:
-        entry.update(verdict="fits-jointly", nodes=[together], joint_node=together,
+        entry.update(verdict="fits-jointly", nodes=[together], jointNode=together,
                      message=f"the Kubernetes search finds no node, but the claims can be allocated on node "
                      f"{together} (joint CP-SAT placement of the pending pods; the answer passes the "
                      f"independent verifier): an allocation the Kubernetes search misses")

@@ -101,9 +101,10 @@ class Report:
         return [f for f in self.findings if level_at_least(f.level, threshold)]
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as data, with camelCase keys as in Kubernetes objects."""
         return {
             "summary": {"claims": self.checked_claims, "allocated": self.allocated_claims,
-                        "replayed_pods": self.replayed_pods, "pending_pods": self.pending_pods,
+                        "replayedPods": self.replayed_pods, "pendingPods": self.pending_pods,
                         "errors": sum(f.level == ERROR for f in self.findings),
                         "warnings": sum(f.level == WARNING for f in self.findings),
                         "infos": sum(f.level == INFO for f in self.findings)},

@@ -11,7 +11,7 @@ from fractions import Fraction
 from dralloc.checker.finding import Finding, error
 from dralloc.features import Features, Variant
 from dralloc.models import Device, DeviceRequestAllocationResult, ResourceClaim, ResourceSlice
-from dralloc.quantity import Quantity
+from dralloc.quantity import amount_text
 
 DeviceID = tuple[str, str, str]
 Res = DeviceRequestAllocationResult
@@ -126,12 +126,12 @@ def _capacity(dev_id: DeviceID, holders: list[tuple[str, Res]], dev: Device) -> 
 
 
 def _q(v: Fraction) -> str:
-    return str(Quantity(v, "DecimalSI"))
+    return amount_text(v)
 
 
 def _counters(idx: PoolIndex, held: dict[DeviceID, list[tuple[str, Res]]], features: Features) -> list[Finding]:
     used: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
-    users: dict[tuple[str, str], set[str]] = {}
+    users: dict[tuple[str, str, str, str], set[str]] = {}  # (driver, pool, set, counter) -> consuming devices
     out: list[Finding] = []
     for dev_id, holders in sorted(held.items()):
         dev = idx.devices.get(dev_id)
@@ -142,11 +142,11 @@ def _counters(idx: PoolIndex, held: dict[DeviceID, list[tuple[str, Res]]], featu
                              "needs DRAPartitionableDevices", ("/".join(dev_id),)))
             continue
         pool = dev_id[:2]
-        users.setdefault(pool, set()).add(dev_id[2])
         for cc in dev.consumes_counters:
             dst = used.setdefault(pool, {}).setdefault(cc.counter_set, {})
             for name, c in (cc.counters or {}).items():
                 dst[name] = dst.get(name, Fraction(0)) + c.value.value
+                users.setdefault((*pool, cc.counter_set, name), set()).add(dev_id[2])
     for pool, sets in sorted(used.items()):
         for cs, counters in sorted(sets.items()):
             for name, amount in sorted(counters.items()):
@@ -154,7 +154,7 @@ def _counters(idx: PoolIndex, held: dict[DeviceID, list[tuple[str, Res]]], featu
                 if avail is not None and amount <= avail:
                     continue
                 limit = "is not defined" if avail is None else f"holds {_q(avail)}"
-                devs = ", ".join(sorted(users[pool]))
+                devs = ", ".join(sorted(users[(*pool, cs, name)]))
                 out.append(error("counters", "", f"counter {name} of counter set {cs} in pool "
                                  f"{pool[0]}/{pool[1]} {limit}, the allocated devices ({devs}) consume "
                                  f"{_q(amount)}", (f"{pool[0]}/{pool[1]}/{cs}",),

@@ -19,39 +19,36 @@ Exit code 0: everything translated; 1: some objects have no v1 equivalent
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-import yaml
-
-from dralloc.formats import DEFAULT_DRIVER, DEFAULT_NODE, load_any
+from dralloc.cli import common, objects
+from dralloc.formats import DEFAULT_DRIVER, DEFAULT_NODE
 
 EXIT_OK, EXIT_UNTRANSLATED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("convert", help="translate pre-v1 formats (composite devices, capacity pools, k8srm, dra-evolution) to v1",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = common.add_command(subparsers, "convert", __doc__)
     p.add_argument("files", nargs="+", metavar="FILE", help="YAML/JSON files or directories ('-' for stdin)")
-    p.add_argument("--to", choices=("v1",), default="v1", help="target API (only v1)")
-    p.add_argument("--driver", default=DEFAULT_DRIVER, help=f"driver of bare fragments (default {DEFAULT_DRIVER})")
+    p.add_argument("--to", choices=("v1",), default="v1", help="target API")
+    p.add_argument("--driver", default=DEFAULT_DRIVER, help="driver of bare fragments")
     p.add_argument("--pool", default=None, help="pool of bare fragments (default: the node name)")
-    p.add_argument("--node", default=DEFAULT_NODE, help=f"node of bare fragments (default {DEFAULT_NODE})")
-    p.add_argument("--format", choices=("yaml", "json"), default="yaml", help="output format")
+    p.add_argument("--node", default=DEFAULT_NODE, help="node of bare fragments")
+    common.add_output(p, objects.OUTPUTS, "yaml", "output format: the v1 objects as YAML or JSON, "
+                      "or one row per object (wide: with device names and selectors)",
+                      old_format={"yaml": "yaml", "json": "json"})
     p.add_argument("--quiet", "-q", action="store_true", help="do not print notes")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from dralloc.formats import load_any
+
     objs, tr = load_any(args.files, driver=args.driver, pool=args.pool, node=args.node)
     docs = [o.dump() for o in tr.objects]
-    if args.format == "json":
-        out: Any = docs[0] if len(docs) == 1 else {"apiVersion": "v1", "kind": "List", "items": docs}
-        json.dump(out, sys.stdout, indent=2)
-        print()
-    elif docs:
-        yaml.safe_dump_all(docs, sys.stdout, sort_keys=False)
+    if docs or args.output == "json":
+        objects.emit(docs, args.output)
     if not args.quiet:
         for n in tr.notes:
             print(f"dralloc convert: note: {n}", file=sys.stderr)

@@ -1,27 +1,48 @@
-"""``dralloc explain``: why the claims cannot be allocated on a node, in words."""
+"""``dralloc explain FILES``: why the claims cannot be allocated on a node, in
+words: a minimal set of requirements that cannot hold together (found by
+CP-SAT with one assumption per request, device, counter set and constraint,
+then shrunk), and per request how many devices each filter of the inventory
+excluded.
+
+Exit code 0: explained (or nothing to explain: the claims fit); 1: the
+Kubernetes allocator fails before searching (the reason is printed); 2: bad
+input."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from dralloc.cli.inputs import add_target_args, problem_from_args
-from dralloc.errors import AllocationError
-from dralloc.solver.explain import explain
+from dralloc.cli import common
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("explain", help="explain why claims cannot be allocated on a node (minimal core)")
-    add_target_args(p)
-    p.add_argument("--time-limit", type=float, default=10.0, help="seconds for the whole search (default 10)")
+def register(sub: Any) -> None:
+    p = common.add_command(sub, "explain", __doc__)
+    common.add_target_args(p)
+    p.add_argument("--time-limit", type=common.seconds, default=10.0, metavar="SECONDS",
+                   help="seconds for the whole search (its CP-SAT calls share one deadline)")
+    common.add_output(p, ("table", "yaml", "json"), "table",
+                      "output format: table is the explanation in words, yaml/json the same as data")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from dralloc.cli.inputs import problem_from_args
+    from dralloc.errors import AllocationError
+    from dralloc.io.emit import render
+    from dralloc.solver.explain import explanation
+
     try:
         problem = problem_from_args(args)
     except AllocationError as e:
-        print(f"the Kubernetes allocator fails before searching: {e}")
+        if args.output == "table":
+            common.emit(f"the Kubernetes allocator fails before searching: {e}")
+        else:
+            common.emit(render({"status": "error", "error": str(e)}, args.output))
         return 1
-    for line in explain(problem, args.time_limit):
-        print(line)
+    found = explanation(problem, args.time_limit)
+    if args.output == "table":
+        common.emit("\n".join(found.lines()))
+    else:
+        common.emit(render(found.to_dict(), args.output))
     return 0

@@ -8,37 +8,33 @@ Exit code 0: all slices printed; 2: some input could not be read or flattened
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-import yaml
-
-from dralloc.cli.inputs import add_input_args, progress, warn
-from dralloc.io import load
+from dralloc.cli import common, objects
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("flatten", help="print ResourceSlices with mixins applied",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = common.add_command(subparsers, "flatten", __doc__)
     p.add_argument("files", nargs="+", metavar="FILE", help="YAML/JSON files or directories ('-' for stdin)")
-    p.add_argument("--format", choices=("yaml", "json"), default="yaml", help="output format")
-    add_input_args(p)
+    common.add_output(p, objects.OUTPUTS, "yaml", "output format: the slices as YAML or JSON, "
+                      "or one row per slice (wide: with its device names)",
+                      old_format={"yaml": "yaml", "json": "json"})
+    common.add_input_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins, progress=progress(args))
-    warn(args, objs.warnings)
+    from dralloc.io import load
+
+    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins,
+                progress=common.progress(args))
+    common.warn(args, objs.warnings)
     docs = [s.dump() for s in objs.slices]
-    if args.format == "json":
-        out: Any = docs[0] if len(docs) == 1 else {"apiVersion": "v1", "kind": "List", "items": docs}
-        json.dump(out, sys.stdout, indent=2)
-        print()
-    elif docs:
-        yaml.safe_dump_all(docs, sys.stdout, sort_keys=False)
+    if docs or args.output == "json":
+        objects.emit(docs, args.output)
     for e in objs.errors:
         print(f"dralloc flatten: error: {e}", file=sys.stderr)
     if not docs and not objs.errors:

@@ -13,24 +13,19 @@ Large clusters go to ``--out-dir``: ``classes.yaml`` and files of
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from collections.abc import Iterator
 from fractions import Fraction
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from dralloc.cli import common, objects
 from dralloc.errors import InputError
-from dralloc.planner.generate import clusters as gen
-from dralloc.planner.generate import tpu
-from dralloc.planner.generate.emit import (
-    FORMATS,
-    Progress,
-    stderr_progress,
-    write_dir,
-    write_groups,
-)
 from dralloc.planner.generate.nodes import KINDS, NodeType
 from dralloc.planner.generate.profiles import gpu_models
+
+if TYPE_CHECKING:
+    from dralloc.planner.generate.emit import Progress
 
 PROGRESS_EVERY = 100     # nodes between progress lines when writing to stdout
 
@@ -40,48 +35,64 @@ def _mix(text: str) -> dict[str, int]:
     for part in text.split(","):
         name, _, weight = part.partition("=")
         try:
-            out[name.strip()] = int(weight or "1")
+            w = int(weight or "1")
         except ValueError:
             raise InputError(f"--mix: {part!r} is not PROFILE=WEIGHT with an integer weight") from None
+        if w < 0:
+            raise InputError(f"--mix: {part!r}: a weight cannot be negative")
+        out[name.strip()] = w
     return out
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("generate", help="generate clusters and demands for the planner", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+def register(sub: Any) -> None:
+    p = common.add_command(sub, "generate", __doc__)
     what = p.add_subparsers(dest="what", metavar="WHAT", required=True)
-    c = what.add_parser("cluster", help="nodes as the GPU, NIC and TPU drivers publish them")
-    c.add_argument("--nodes", type=int, default=4, help="nodes of --type (default 4)")
+    models = sorted(gpu_models())
+    c = what.add_parser("cluster", help="nodes as the GPU, NIC and TPU drivers publish them",
+                        description="Nodes, ResourceSlices and DeviceClasses as the NVIDIA GPU driver, dranet "
+                                    "and a TPU driver publish them, deterministic for a seed.",
+                        formatter_class=common.HelpFormatter)
+    c.add_argument("--nodes", type=common.POSITIVE, default=4, help="nodes of --type")
     c.add_argument("--type", choices=KINDS, default="mig",
                    help="mig: GPUs under the NVIDIA driver's DynamicMIG (MIG devices over shared counters); "
                         "gpu: whole GPUs (MIG off); tpu: blocks of four TPU hosts (KEP-4815)")
     c.add_argument("--types", metavar="KIND[:GPU]=NODES,...",
                    help="a mixed cluster, e.g. gpu=600,mig=400 or mig:h100-80gb-sxm5=8,tpu=16 (replaces --nodes/--type)")
-    c.add_argument("--gpu", default="a100-40gb", choices=sorted(gpu_models()))
-    c.add_argument("--gpus", type=int, default=8, help="GPUs per node")
-    c.add_argument("--nics", type=int, default=0, help="RDMA NICs per GPU node (dranet), spread over the PCIe roots")
+    c.add_argument("--gpu", default="a100-40gb", choices=models, help="GPU model")
+    c.add_argument("--gpus", type=common.NON_NEGATIVE, default=8, help="GPUs per node")
+    c.add_argument("--nics", type=common.NON_NEGATIVE, default=0,
+                   help="RDMA NICs per GPU node (dranet), spread over the PCIe roots")
     c.add_argument("--tpu", action="store_true", help="same as --type tpu")
-    c.add_argument("--profiles", help="comma-separated MIG profiles to publish (default: all, as the driver does)")
+    c.add_argument("--profiles", metavar="LIST",
+                   help="comma-separated MIG profiles to publish (default: all, as the driver does)")
     c.add_argument("--full-gpu", action=argparse.BooleanOptionalAction, default=None,
                    help="publish the full GPU next to its MIG devices (default: as the driver does, Hopper and later)")
-    c.add_argument("--seed", type=int, default=0, help="seed for UUIDs, slice names and addresses (default 0)")
+    c.add_argument("--seed", type=common.NON_NEGATIVE, default=0, help="seed for UUIDs, slice names and addresses")
     c.add_argument("--prefix", help="node name prefix (default: the kind); one type only")
-    c.add_argument("--out-dir", help="write classes.yaml and files of --per-file nodes into this directory")
-    c.add_argument("--per-file", type=int, default=100, help="nodes per file with --out-dir (a TPU block of four hosts counts as one; default 100)")
-    c.add_argument("--format", choices=FORMATS, default="yaml", help="yaml (default) or one JSON List per file")
+    c.add_argument("--out-dir", metavar="DIR",
+                   help="write classes.yaml and files of --per-file nodes into this directory (created if missing)")
+    c.add_argument("--per-file", type=common.POSITIVE, default=100,
+                   help="nodes per file with --out-dir (a TPU block of four hosts counts as one)")
+    common.add_output(c, objects.OUTPUTS, "yaml", "output format (--out-dir: yaml or json, one JSON List per "
+                      "file); table/wide list the objects", old_format={"yaml": "yaml", "json": "json"})
     c.set_defaults(func=run_cluster)
-    d = what.add_parser("demand", help="workloads asking for MIG devices")
-    d.add_argument("--gpu", default="a100-40gb", choices=sorted(gpu_models()))
+    d = what.add_parser("demand", help="workloads asking for MIG devices or TPU slices",
+                        description="ResourceClaimTemplates and Pods (or claims) asking for MIG profiles, or TPU "
+                                    "slices, in the given mix.", formatter_class=common.HelpFormatter)
+    d.add_argument("--gpu", default="a100-40gb", choices=models, help="GPU model")
     d.add_argument("--mix", required=True, help="PROFILE=WEIGHT,... e.g. 1g.5gb=3,3g.20gb=1 "
                                                 "(with --tpu: TOPOLOGY=WEIGHT, e.g. 4x4=1,2x4=2,2x2=4)")
     d.add_argument("--tpu", action="store_true",
                    help="TPU slices: per slice a shared claim and one pod per host (--claims counts slices)")
     size = d.add_mutually_exclusive_group(required=True)
-    size.add_argument("--claims", type=int, help="claims in all")
-    size.add_argument("--load", help="compute slices asked for / the cluster's (e.g. 1.3); needs --nodes")
-    d.add_argument("--nodes", type=int, default=0)
-    d.add_argument("--gpus", type=int, default=8)
-    d.add_argument("--priorities", type=int, default=1, help="spread each profile over this many priorities")
+    size.add_argument("--claims", type=common.NON_NEGATIVE, help="claims in all")
+    size.add_argument("--load", type=common.positive_fraction,
+                      help="compute slices asked for / the cluster's (e.g. 1.3); needs --nodes")
+    d.add_argument("--nodes", type=common.NON_NEGATIVE, default=0, help="nodes of the cluster --load refers to")
+    d.add_argument("--gpus", type=common.POSITIVE, default=8, help="GPUs per node of that cluster")
+    d.add_argument("--priorities", type=common.POSITIVE, default=1,
+                   help="spread each profile over this many priorities")
+    common.add_output(d, objects.OUTPUTS, "yaml", "output format")
     d.set_defaults(func=run_demand)
 
 
@@ -110,17 +121,26 @@ def node_types(args: argparse.Namespace) -> list[tuple[NodeType, int]]:
 
 
 def run_cluster(args: argparse.Namespace) -> int:
+    from dralloc.planner.generate import clusters as gen
+    from dralloc.planner.generate.emit import stderr_progress, write_dir, write_groups
+
     types = node_types(args)
     total = sum(n for _, n in types)
     groups = gen.iter_cluster(types, args.seed)
     classes = next(groups)
     if args.out_dir:
-        paths = write_dir(classes, groups, Path(args.out_dir), args.per_file, total, args.format,
-                          stderr_progress("generate"))
+        if args.output not in ("yaml", "json"):
+            raise InputError(f"--out-dir writes yaml or json files, not {args.output}")
+        root = common.output_dir(args.out_dir, "--out-dir")
+        paths = write_dir(classes, groups, root, args.per_file, total, args.output, stderr_progress("generate"))
         print(f"wrote {paths[0]} and {len(paths) - 1} node file(s) ({total} nodes) in {args.out_dir}", file=sys.stderr)
         return 0
     show = stderr_progress("generate") if total >= 2 * PROGRESS_EVERY else None
-    write_groups([classes, *_counting(groups, total, show)], sys.stdout, args.format)
+    everything = itertools.chain([classes], _counting(groups, total, show))  # streamed
+    if args.output in ("table", "wide"):
+        objects.emit([d for g in everything for d in g], args.output)
+    else:
+        common.to_stdout(lambda out: write_groups(everything, out, args.output))
     return 0
 
 
@@ -135,6 +155,8 @@ def _counting(groups: Iterator[list[dict[str, Any]]], total: int,
 
 
 def _tpu_slices(args: argparse.Namespace, load: Fraction | None) -> int:
+    from dralloc.planner.generate import tpu
+
     if load is None:
         return int(args.claims)
     mix = _mix(args.mix)
@@ -146,17 +168,19 @@ def _tpu_slices(args: argparse.Namespace, load: Fraction | None) -> int:
 
 
 def run_demand(args: argparse.Namespace) -> int:
-    load = None
-    if args.load is not None:
-        try:
-            load = Fraction(args.load)
-        except ValueError:
-            raise InputError(f"--load: {args.load!r} is not a number") from None
-        if args.nodes <= 0:
-            raise InputError("--load needs --nodes (the size of the cluster it is relative to)")
+    from dralloc.planner.generate import clusters as gen
+    from dralloc.planner.generate import tpu
+    from dralloc.planner.generate.emit import write_groups
+
+    load: Fraction | None = args.load
+    if load is not None and args.nodes <= 0:
+        raise InputError("--load needs --nodes (the size of the cluster it is relative to)")
     if args.tpu:
         docs = tpu.tpu_demand(_mix(args.mix), _tpu_slices(args, load), args.priorities)
     else:
         docs = gen.mig_demand(args.gpu, _mix(args.mix), args.claims, load, args.nodes, args.gpus, args.priorities)
-    write_groups([docs], sys.stdout)
+    if args.output in ("table", "wide"):
+        objects.emit(docs, args.output)
+    else:
+        common.to_stdout(lambda out: write_groups([docs], out, args.output))
     return 0

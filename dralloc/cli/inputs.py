@@ -1,7 +1,8 @@
-"""Shared command-line inputs: the front door every command reads files
-through (:func:`read`: load, a warning line per skipped document or replaced
-duplicate, admission), and the target of one allocation question (allocate,
-explain, encode): files, node, claims or pod, features.
+"""The front door every command reads object files through (:func:`read`:
+load, a warning line per skipped document or replaced duplicate, admission),
+and the target of one allocation question (allocate, explain, encode; their
+options are in :func:`dralloc.cli.common.add_target_args`): files, node,
+claims or pod, features.
 
 Which claims: ``--claim NS/NAME`` (repeatable), or ``--pod NS/NAME`` (the
 pod's claims; templates instantiated as the resource-claim controller would),
@@ -14,14 +15,14 @@ admission; a --node without a Node object is fine there)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from dralloc.cli.common import parse_features, progress, warn
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
-from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE, Features, Variant
+from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
 from dralloc.io.parse import iter_documents
@@ -29,27 +30,6 @@ from dralloc.io.scenario import Scenario, parse_scenario
 from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim, ResourceClaimTemplate
 from dralloc.solver.api import allocated_claims, find_node
 from dralloc.validation.admission import admit
-
-
-def add_input_args(p: argparse.ArgumentParser) -> None:
-    """--strict and --last-wins, for every command that reads object files."""
-    p.add_argument("--strict", action="store_true",
-                   help="documents of kinds dralloc does not read are errors, not warnings")
-    p.add_argument("--last-wins", action="store_true",
-                   help="two objects of one kind and name: keep the later one (with a warning) "
-                        "instead of refusing the input")
-    p.add_argument("--progress", action="store_true",
-                   help="show progress on stderr (a load over 2 s shows it anyway on a terminal)")
-
-
-def progress(args: argparse.Namespace) -> bool | None:
-    """--progress forces progress lines; without it, a terminal decides."""
-    return True if getattr(args, "progress", False) else None
-
-
-def warn(args: argparse.Namespace, lines: Sequence[str]) -> None:
-    for line in lines:
-        print(f"dralloc {getattr(args, 'command', '') or ''}: warning: {line}".replace("  ", " "), file=sys.stderr)
 
 
 def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True) -> ObjectSet:
@@ -60,29 +40,6 @@ def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True)
                 progress=progress(args))
     warn(args, objs.warnings)
     return admit(objs) if admission else objs
-
-
-def add_target_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="YAML/JSON files or folders (- for stdin), or one scenario file")
-    add_input_args(p)
-    p.add_argument("--node", help="node to allocate on (default: the pod's node, or the only Node in the files)")
-    who = p.add_mutually_exclusive_group()
-    who.add_argument("--claim", action="append", default=[], metavar="NS/NAME",
-                     help="claim to allocate (repeatable; default: every unallocated claim, in order)")
-    who.add_argument("--pod", metavar="NS/NAME", help="allocate the claims of this pod")
-    p.add_argument("--features", default=None,
-                   help="comma-separated feature gates, 'all' or 'none' (default: Kubernetes "
-                        f"{KUBERNETES_RELEASE}'s: " + ",".join(DEFAULT_GATES)
-                        + "; a scenario's own list for scenario files)")
-
-
-def parse_features(text: str) -> Features:
-    if text.strip() == "all":
-        return Features.all()
-    if text.strip() == "none":
-        return Features()
-    return Features.from_gates([g.strip() for g in text.split(",") if g.strip()])
 
 
 def _find_pod(objs: ObjectSet, key: str) -> Pod:
@@ -190,22 +147,3 @@ def problem_from_args(args: argparse.Namespace) -> Problem:
     return build_problem(t.objs.slices, t.objs.classes, t.node, t.claims, allocated_claims(t.objs, t.claims),
                          t.features, t.variant)
 
-
-def _seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not v > 0 or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
-    return v
-
-
-def add_compare_args(p: argparse.ArgumentParser) -> None:
-    """first-fit against Kubernetes' own answer (``allocate(compare=...)``)."""
-    p.add_argument("--compare", choices=("auto", "always", "never"), default="auto",
-                   help="first-fit: find out Kubernetes' own answer -- auto: replay its search only where a "
-                        "documented defect can fire and no proof settles it; always: replay every time; "
-                        "never: skip (default: %(default)s)")
-    p.add_argument("--compare-time-limit", type=_seconds, metavar="SECONDS", default=None,
-                   help="first-fit: time limit of that replay (default: 2)")

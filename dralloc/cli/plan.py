@@ -1,63 +1,81 @@
 """``dralloc plan QUESTION FILES...``: capacity questions over a whole
-cluster, first-fit and optimal side by side."""
+cluster, first-fit (what the scheduler would do, pod by pod) and the optimum
+side by side.
+
+Questions: fit (how many of the demand fit), add-nodes (how many nodes of a
+type to add so that all fit), layout (which MIG layout serves the demand),
+fragmentation (how much capacity is stranded). The answer is printed first;
+pictures (--png) are written after it, into folders created as needed."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
-from dralloc.cli.inputs import add_input_args, read, warn
-from dralloc.errors import InputError
-from dralloc.planner.answer import Answer
-from dralloc.planner.api import QUESTIONS, Options, answer, answer_files
-from dralloc.planner.parallel import run_all
-from dralloc.planner.simulate.firstfit import POLICIES
+from dralloc.cli import common
+from dralloc.planner.questions import QUESTIONS
+from dralloc.planner.simulate import POLICIES
+
+if TYPE_CHECKING:
+    from dralloc.planner.answer import Answer
+    from dralloc.planner.api import Options
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("plan", help="capacity questions over a cluster: fit, add-nodes, layout, fragmentation",
-                       description=__doc__)
-    p.add_argument("question", choices=QUESTIONS)
-    p.add_argument("paths", nargs="+", help="cluster files (nodes, slices, classes, claims) and the demand "
-                                            "(pods with templates, unallocated claims)")
+def register(sub: Any) -> None:
+    p = common.add_command(sub, "plan", __doc__)
+    p.add_argument("question", choices=QUESTIONS, help="the capacity question")
+    p.add_argument("paths", nargs="+", metavar="FILE",
+                   help="cluster files (nodes, slices, classes, claims) and the demand "
+                        "(pods with templates, unallocated claims)")
     p.add_argument("--demand", action="append", default=[], metavar="FILE",
                    help="a demand file; repeat for a what-if sweep (one answer per demand)")
-    p.add_argument("--template", help="add-nodes: the node to add copies of")
+    p.add_argument("--template", metavar="NODE", help="add-nodes: the node to add copies of")
     p.add_argument("--template-file", action="append", default=[], metavar="FILE",
                    help="add-nodes: a node type (Node + slices) not part of the cluster; repeat for a sweep")
-    p.add_argument("--add", type=int, default=0, metavar="N",
+    p.add_argument("--add", type=common.NON_NEGATIVE, default=0, metavar="N",
                    help="fit: what if N copies of --template NODE (or of the --template-file node or block) are added")
-    p.add_argument("--policy", choices=POLICIES, default="first", help="node choice of the first-fit simulation: first feasible by name, or the feasible node with the most / least DRA utilisation (as cluster-autoscaler computes it)")
-    p.add_argument("--time-limit", type=float, help="CP-SAT time limit per model, seconds")
-    p.add_argument("--workers", type=int, default=2, help="CP-SAT workers and sweep processes")
-    p.add_argument("--scheduler", help="run sweeps on this Dask scheduler (tcp://host:port)")
-    p.add_argument("-o", "--output", choices=("table", "yaml", "json"), default="table")
-    p.add_argument("--png", help="write pictures to this path prefix (PREFIX-compare.png, PREFIX-workloads.png, "
-                                 "PREFIX-nodes.png, PREFIX-utilisation.png, PREFIX-occupancy.png, as the question "
-                                 "calls for; the files written are listed on stderr)")
+    p.add_argument("--policy", choices=POLICIES, default="first",
+                   help="node choice of the first-fit simulation: first feasible by name, or the feasible "
+                        "node with the most / least DRA utilisation (as cluster-autoscaler computes it)")
+    p.add_argument("--time-limit", type=common.seconds, metavar="SECONDS",
+                   help="CP-SAT time limit per model (default: none)")
+    p.add_argument("--workers", type=common.POSITIVE, default=2, help="CP-SAT workers and sweep processes")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run sweeps on this Dask scheduler (tcp://host:port)")
+    common.add_output(p, common.OUTPUTS, "table",
+                      "output format (wide: every unit of a layout, not the first 20)")
+    p.add_argument("--png", metavar="PREFIX",
+                   help="write pictures to PREFIX-compare.png, PREFIX-workloads.png, PREFIX-nodes.png, "
+                        "PREFIX-utilisation.png, PREFIX-occupancy.png, as the question calls for (folders are "
+                        "created; the files written are listed on stderr)")
     p.add_argument("--timings", action="store_true",
                    help="also print how long each model took (wall-clock: left out by default, so that the "
                         "same inputs always print the same bytes)")
-    add_input_args(p)
+    common.add_input_args(p)
     p.set_defaults(func=run)
 
 
 def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
+    from dralloc.planner.answer import Answer
+    from dralloc.planner.api import answer_files
+    from dralloc.planner.parallel import run_all
+
     demands = [[d] for d in args.demand] or [[]]
     templates = [[t] for t in args.template_file] or [[]]
     tasks = [(args.question, args.paths, d, opts, t, args.strict, args.last_wins)
              for d in demands for t in templates]
     dicts = run_all(answer_files, tasks, args.scheduler, args.workers)
-    warn(args, sorted({w for d in dicts for w in d.get("warnings", [])}))
+    common.warn(args, sorted({w for d in dicts for w in d.get("warnings", [])}))
     return [Answer(d["question"], d["firstFit"], d["optimal"], d["gap"], {**d.get("detail", {}), **{
         "inputs": d["inputs"]}}) for d in dicts]
 
 
 def run(args: argparse.Namespace) -> int:
+    from dralloc.cli.inputs import read
+    from dralloc.errors import InputError
+    from dralloc.planner.api import Options, answer
     from dralloc.planner.report.tables import render
 
-    if args.add < 0:
-        raise InputError(f"--add {args.add}: give a number of copies, 0 or more")
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
                    template=args.template, progress=args.progress, add=args.add)
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
@@ -70,15 +88,16 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--template-file {args.template_file[0]}: no Node in it")
             opts.template = opts.template or tmpl.nodes[0].name
         answers = [answer(args.question, objs, opts, tmpl)]
-    print(render(answers, args.output, args.timings))
-    sys.stdout.flush()
+    common.emit(render(answers, args.output, args.timings))
     if args.png:
         _pictures(args, answers)
     return 0
 
 
 def _pictures(args: argparse.Namespace, answers: list[Answer]) -> None:
+    """After the answer: a picture that cannot be written is a one-line error (exit 2)."""
     from dralloc.planner.report import plots
 
+    common.output_path(f"{args.png.removesuffix('.png')}-compare.png", "--png")  # folders, or a one-line error
     for path in plots.write_all(answers, args.png):
         print(f"wrote {path}", file=sys.stderr)

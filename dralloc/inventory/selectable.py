@@ -27,7 +27,7 @@ class Selectability:
         self.node = node
         self.features = features
         self.variant = variant
-        self._by_request: dict[tuple[int, int, int], dict[DeviceID, bool]] = {}  # request key -> device -> verdict
+        self._by_request: dict[tuple[int, int, int], dict[DeviceID, str | None]] = {}  # request -> device -> why not
         self._views: dict[DeviceID, DeviceView] = {}
         self.evaluations = 0
 
@@ -40,14 +40,17 @@ class Selectability:
         return v
 
     def __call__(self, pd: PoolDevice, req: RequestSpec) -> bool:
+        return self.why_not(pd, req) is None
+
+    def why_not(self, pd: PoolDevice, req: RequestSpec) -> str | None:
+        """:meth:`reason`, cached per (request, device) for this call."""
         verdicts = self._by_request.get(req.key)
         if verdicts is None:
             verdicts = self._by_request[req.key] = {}
-        hit = verdicts.get(pd.id)
-        if hit is None:
-            hit = self._compute(pd, req)
-            verdicts[pd.id] = hit
-        return hit
+        if pd.id in verdicts:
+            return verdicts[pd.id]
+        why = verdicts[pd.id] = self.reason(pd, req)
+        return why
 
     def reason(self, pd: PoolDevice, req: RequestSpec) -> str | None:
         """Why the device is not selectable (None when it is)."""
@@ -60,9 +63,6 @@ class Selectability:
         if not self._node_ok(pd):
             return f"is not available on node {self.node.name}"
         return None
-
-    def _compute(self, pd: PoolDevice, req: RequestSpec) -> bool:
-        return self.reason(pd, req) is None
 
     def _node_ok(self, pd: PoolDevice) -> bool:
         if not pd.slice.spec.per_device_node_selection:

@@ -12,6 +12,7 @@ from dralloc.features import DEFAULT_GATES, Features
 from dralloc.io import ObjectSet, load
 from dralloc.models import Node
 from dralloc.planner.answer import Answer
+from dralloc.planner.questions import QUESTIONS
 from dralloc.planner.questions.fragmentation import fragmentation
 from dralloc.planner.questions.general import add_nodes_answer, fit_answer
 from dralloc.planner.questions.grow import Grower, unit_from
@@ -21,8 +22,6 @@ from dralloc.planner.view.cluster import Cluster, build_cluster
 from dralloc.planner.view.demand import Demand, demand_from
 from dralloc.planner.view.pods import PodsDemand, pods_demand
 from dralloc.validation.admission import admit
-
-QUESTIONS = ("fit", "add-nodes", "layout", "fragmentation")
 
 
 @dataclass

@@ -15,14 +15,12 @@ from dralloc.features import Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io.loader import ObjectSet
 from dralloc.models import Node, ObjectMeta, ResourceClaim, TypedObject
+from dralloc.solver.modes import DEFAULT_MODE, MODES, objective_names
 from dralloc.solver.outcome import COMPARE, Outcome, Status
 from dralloc.solver.replay_run import run_replay
 from dralloc.solver.shareids import ShareIDPolicy
 from dralloc.solver.shareids import share_ids as make_share_ids
 from dralloc.validation.admission import admit, admit_object
-
-MODES = ("replay", "first-fit", "optimal")
-DEFAULT_MODE = "first-fit"
 
 
 def _objects(objects: ObjectSet | Iterable[TypedObject], admission: bool) -> ObjectSet:
@@ -111,6 +109,8 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     seconds (default 2); ``"always"`` replays in every case; ``"never"`` skips it."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if objective is not None:
+        objective_names(objective)  # a bogus objective is an error in every mode
     if compare not in COMPARE:
         raise InputError(f"unknown compare {compare!r}; choose one of {', '.join(COMPARE)}")
     make = make_share_ids(share_ids)

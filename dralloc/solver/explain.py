@@ -5,20 +5,21 @@ counts (the approach of CPMpy's MUS tools and OR-Tools' assumptions sample)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ortools.sat.python import cp_model
 
 from dralloc.encoders.linear import NeedsReplay
 from dralloc.encoders.model import Encoding, encode
+from dralloc.inventory.exclusions import KINDS
 from dralloc.inventory.problem import Problem
+from dralloc.quantity import amount_text
 from dralloc.solver.explain_counts import candidate_report
 from dralloc.solver.limits import Deadline, stopped
 
 
-class _Stopped(Exception):
-    """A solver call reached the time limit before deciding."""
-
-
-def _feasible(enc: Encoding, active: list[str], deadline: Deadline) -> tuple[bool, list[str]]:
+def _feasible(enc: Encoding, active: list[str], deadline: Deadline) -> tuple[bool | None, list[str]]:
+    """(True: feasible, False: infeasible with a core, None: stopped at the time limit)."""
     m = enc.model
     m.ClearAssumptions()
     m.AddAssumptions([enc.assumptions[a] for a in active])
@@ -30,9 +31,9 @@ def _feasible(enc: Encoding, active: list[str], deadline: Deadline) -> tuple[boo
         idx = set(solver.SufficientAssumptionsForInfeasibility())
         core = [a for a in active if enc.assumptions[a].Index() in idx]
         return False, core or active
-    if status == cp_model.UNKNOWN:
-        raise _Stopped
-    return True, []
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return True, []
+    return None, []
 
 
 def minimal_core(problem: Problem, time_limit: float = 10.0) -> list[str] | None:
@@ -46,35 +47,47 @@ def minimal_core(problem: Problem, time_limit: float = 10.0) -> list[str] | None
 
 
 def core_and_encoding(problem: Problem, time_limit: float = 10.0) -> tuple[list[str], Encoding] | None:
-    """The core, shrunk by deletion within ``time_limit`` seconds in all. If
-    time runs out while shrinking, the core found so far (conflicting, maybe
-    not minimal) is returned with the label ``STOPPED`` last; if it runs out
-    before any conflict is proven, :class:`NeedsReplay` says so. Raises
-    :class:`NeedsReplay` when the encoding cannot be built."""
-    enc = encode(problem, use_assumptions=True)
+    """A minimal core and its encoding (a core found before the time limit
+    ran out while shrinking ends with the label ``STOPPED``: conflicting, maybe
+    not minimal), or None when there is no conflict, the search stopped
+    before finding one, or the encoding cannot answer."""
+    status, core, enc, _ = search_core(problem, time_limit)
+    return (core, enc) if status == CONFLICT and enc is not None else None
+
+
+CONFLICT, NO_CONFLICT, ORDER_DEPENDENT, STOPPED = "conflict", "no-conflict", "order-dependent", "stopped"
+
+
+def search_core(problem: Problem, time_limit: float = 10.0) -> tuple[str, list[str], Encoding | None, str]:
+    """(status, core labels, encoding, why), within ``time_limit`` seconds in
+    all: ``conflict`` with a minimal core (shrunk by deletion; if time runs
+    out while shrinking, the core so far with ``STOPPED`` last);
+    ``no-conflict``; ``stopped`` when CP-SAT reached the time limit before
+    deciding; ``order-dependent`` when the encoding cannot answer (``why``: a
+    selector error makes the answer depend on the order Kubernetes evaluates
+    devices in, or values beyond CP-SAT's integers)."""
+    try:
+        enc = encode(problem, use_assumptions=True)
+    except NeedsReplay as e:
+        return ORDER_DEPENDENT, [], None, str(e)
     deadline = Deadline(time_limit)
     labels = sorted(enc.assumptions)
-    try:
-        ok, core = _feasible(enc, labels, deadline)
-    except _Stopped:
-        raise NeedsReplay(stopped(deadline.limit) + " before finding a conflict") from None
+    ok, core = _feasible(enc, labels, deadline)
+    if ok is None:
+        return STOPPED, [], enc, stopped(deadline.limit)
     if ok:
-        return None
+        return NO_CONFLICT, [], enc, ""
     i = 0
-    try:
-        while i < len(core):  # deletion-based shrinking
-            trial = core[:i] + core[i + 1:]
-            ok2, sub = _feasible(enc, trial, deadline)
-            if ok2:
-                i += 1
-            else:
-                core = [c for c in trial if c in sub] if sub else trial
-    except _Stopped:
-        core = [*core, STOPPED]
-    return core, enc
-
-
-STOPPED = "stopped"
+    while i < len(core):  # deletion-based shrinking
+        trial = core[:i] + core[i + 1:]
+        ok2, sub = _feasible(enc, trial, deadline)
+        if ok2 is None:
+            return CONFLICT, [*core, STOPPED], enc, stopped(deadline.limit)
+        if ok2:
+            i += 1
+        else:
+            core = [c for c in trial if c in sub] if sub else trial
+    return CONFLICT, core, enc, ""
 
 
 def _holders(problem: Problem, label: str) -> str:
@@ -85,6 +98,18 @@ def _holders(problem: Problem, label: str) -> str:
     return f"; allocated devices in that pool: {', '.join(held)}" if held else ""
 
 
+def _amounts(problem: Problem, label: str) -> str:
+    """`` (40Gi in the pool, 35Gi held)`` for a counter label, in Kubernetes units."""
+    owner, cs, name = label.split(" ", 1)[1].rsplit("/", 2)
+    driver, _, pool_name = owner.partition("/")
+    pool = next((p for p in problem.pools if p.driver == driver and p.name == pool_name), None)
+    total = pool.counter_sets.get(cs, {}).get(name) if pool is not None else None
+    if pool is None or total is None:
+        return ""
+    left = problem.state.available_counters(pool).get(cs, {}).get(name, total)
+    return f" ({amount_text(total)} in the pool, {amount_text(total - left)} held by allocated devices)"
+
+
 def _request_detail(enc: Encoding, label: str) -> str:
     """How many devices each alternative of the request can use, and why the others not."""
     claim_key, _, slot = label.split(" ", 1)[1].rpartition("/")
@@ -93,7 +118,7 @@ def _request_detail(enc: Encoding, label: str) -> str:
         plan = enc.problem.plans[o.key[0]]
         if plan.key != claim_key or plan.slots[o.key[1]].name != slot:
             continue
-        why = ", ".join(f"{n} {w}" for w, n in sorted(o.excluded.items()))
+        why = ", ".join(f"{o.excluded[k]} {k}" for k in KINDS if o.excluded.get(k))
         if o.spec.is_all and not o.spec.num_devices:
             parts.append(f"{o.spec.name} asks for all matching devices, and none match")
             continue
@@ -110,7 +135,8 @@ def render(problem: Problem, core: list[str], enc: Encoding | None = None) -> li
             detail = _request_detail(enc, label) if enc is not None else ""
             out.append(f"{label} must be served" + (f": {detail}" if detail else ""))
         elif kind == "counter":
-            out.append(f"{label} has too little left for the devices these requests can use{_holders(problem, label)}")
+            out.append(f"{label} has too little left for the devices these requests can use"
+                       f"{_amounts(problem, label)}{_holders(problem, label)}")
         elif kind == "device":
             out.append(f"{label} can be held by only one of the requests that want it")
         elif kind == "constraint":
@@ -126,19 +152,54 @@ def render(problem: Problem, core: list[str], enc: Encoding | None = None) -> li
     return out
 
 
+@dataclass
+class Explanation:
+    """Why claims cannot be allocated on a node: the minimal conflicting set
+    (label and sentence per requirement), then the per-request candidate
+    counts. ``status`` is ``conflict``, ``no-conflict`` (the claims fit),
+    ``stopped`` (time limit) or ``order-dependent`` (the encoding cannot
+    answer: only the replay can); ``why`` says why for the last two."""
+
+    node: str
+    claims: list[str]
+    status: str
+    core: list[tuple[str, str]] = field(default_factory=list)
+    candidates: list[str] = field(default_factory=list)
+    why: str = ""
+
+    def lines(self) -> list[str]:
+        where = f"node {self.node or '<none>'}"
+        if self.status == CONFLICT:
+            minimal = not any(label == STOPPED for label, _ in self.core)
+            out = [f"these requirements cannot all hold on {where} "
+                   f"({'a minimal' if minimal else 'a'} conflicting set):"]
+            out.extend(f"  - {text}" for _, text in self.core)
+        elif self.status == NO_CONFLICT:
+            out = [f"no conflict: the claims can be allocated on {where}"]
+        elif self.status == STOPPED:
+            out = [f"undecided: {self.why} on {where} before finding a conflict "
+                   "or an allocation (raise --time-limit)"]
+        else:
+            out = [f"no model on {where}: {self.why} (run allocate --mode replay)"]
+        return out + self.candidates
+
+    def to_dict(self) -> dict[str, object]:
+        d: dict[str, object] = {"node": self.node, "claims": list(self.claims), "status": self.status,
+                                "core": [{"label": label, "text": text} for label, text in self.core],
+                                "candidates": list(self.candidates)}
+        if self.why:
+            d["why"] = self.why
+        return d
+
+
+def explanation(problem: Problem, time_limit: float = 10.0) -> Explanation:
+    status, labels, enc, why = search_core(problem, time_limit)
+    core = list(zip(labels, render(problem, labels, enc), strict=True)) if status == CONFLICT else []
+    return Explanation(problem.node.name, [p.key for p in problem.plans], status, core,
+                       candidate_report(problem), why)
+
+
 def explain(problem: Problem, time_limit: float = 10.0) -> list[str]:
     """The explanation in words: the conflicting requirements, then the
     per-request candidate counts."""
-    lines = []
-    try:
-        found = core_and_encoding(problem, time_limit)
-    except NeedsReplay as e:
-        found = None
-        lines.append(f"no minimal conflicting set: {e}")
-    if found is not None:
-        core, enc = found
-        lines.append("these requirements cannot all hold on node "
-                     f"{problem.node.name or '<none>'} (a minimal conflicting set):")
-        lines.extend(f"  - {s}" for s in render(problem, core, enc))
-    lines.extend(candidate_report(problem))
-    return lines
+    return explanation(problem, time_limit).lines()

@@ -25,10 +25,10 @@ from dralloc.encoders.model import Encoding
 from dralloc.errors import InputError
 from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
 from dralloc.solver.limits import Deadline, stopped
+from dralloc.solver.modes import OBJECTIVES, objective_names
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.shareids import ShareIDs
 
-OBJECTIVES = ("claims", "devices", "best-fit", "fragmentation")
 SCALE = 1000
 
 
@@ -109,68 +109,106 @@ def _share(amount: Fraction, total: Fraction) -> Fraction:
     return min(Fraction(1), max(Fraction(0), amount / total))
 
 
+Objective = tuple[str, list[tuple[int, cp_model.IntVar]], bool]  # name, (weight, literal) terms, maximise
+
+
 def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: float | None,
              share_ids: ShareIDs) -> Outcome:
-    """The objectives in order, first-fit's answer as hint and floor, all
-    within one time budget (``time_limit``, or the default)."""
-    names = [n.strip() for n in (objective or "claims,best-fit").split(",") if n.strip()]
+    """Solve lexicographically; ``out.solver["objectives"]`` gives, per
+    objective, the returned answer's value, first-fit's value (``firstFit``),
+    the proven bound and the CP-SAT status (what ``dralloc check --mode
+    optimal`` holds the promise against). Among equally good answers, the
+    first in Kubernetes' search order is returned (:func:`_canonical`). First-fit's
+    answer is the hint and the floor; everything runs within one time budget
+    (``time_limit``, or the default)."""
     t0 = time.perf_counter()
     deadline = Deadline(time_limit)
     # first-fit floor and hint (claims optional: first-fit takes what it can in order)
     ff_solver, ff_status = first_fit_solve(enc, deadline.left())
-    hint = None
-    if ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        hint = {v.Index(): ff_solver.Value(v) for v in _all_vars(enc)}
+    ff_ok = ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    hint = {v.Index(): ff_solver.Value(v) for v in _all_vars(enc)} if ff_ok else None
     enc.model.ClearHints()
     enc.model.proto.search_strategy.clear()
-    found, status, report = _lexicographic(enc, names, hint, deadline)
+    objectives: list[Objective] = [(name, *_terms(enc, name)) for name in objective_names(objective)]
+    ff_values = _values_at(enc, hint, objectives, deadline) if hint else None
+    found, status, report = _stages(enc, objectives, hint, deadline)
     out.solver = {"objectives": report}
+    final: list[int] = []
     if found is not None:
-        if len(report) < len(names):
-            out.notes.append(f"objective {names[len(report)]} gave no answer in time: the answer is the best "
-                             f"for {', '.join(r['objective'] for r in report)}")  # type: ignore[misc]
-        fill(out, enc, *decode(enc, _canonical(enc, found, deadline, report, out)), share_ids)
-    elif ff_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        reached = [str(r["objective"]) for r in report if "value" in r]
+        if len(reached) < len(report):
+            out.notes.append(f"objective {report[len(reached)]['objective']} gave no answer in time: the answer "
+                             f"is the best for {', '.join(reached)}")
+        solver = _canonical(enc, found, deadline, report, out)
+        fill(out, enc, *decode(enc, solver), share_ids)
+        final = [sum(w * solver.Value(v) for w, v in terms) for _, terms, _ in objectives]
+    elif ff_ok:
         fill(out, enc, *decode(enc, ff_solver), share_ids)
         out.notes.append(f"{stopped(deadline.limit, 'optimal search')} without an answer: first-fit's "
                          "answer returned")
+        final = list(ff_values or [])
     elif cp_model.UNKNOWN in (ff_status, status):
         out.status, out.error = Status.ERROR, stopped(deadline.limit, "CP-SAT") + " without an answer"
     else:
         out.status = Status.UNSATISFIABLE
+    for i, rec in enumerate(report):
+        if i < len(final):
+            rec["value"] = int(final[i])  # the returned answer's (a time-limited stage may move)
+        if ff_values is not None:
+            rec["firstFit"] = ff_values[i]
+        if "bound" in rec:
+            rec["gap"] = abs(int(rec["bound"]) - int(rec["value"]))  # type: ignore[call-overload]
     out.solver["wall_time_s"] = round(time.perf_counter() - t0, 6)
     return out
 
 
-def _lexicographic(enc: Encoding, names: list[str], hint: dict[int, int] | None,
-                   deadline: Deadline) -> tuple[cp_model.CpSolver | None, Any, list[dict[str, object]]]:
-    """Each objective in turn, the previous ones kept at their value (proven)
-    or at least at it (stopped by the time limit)."""
-    report: list[dict[str, object]] = []
+def _stages(enc: Encoding, objectives: list[Objective], hint: dict[int, int] | None,
+            deadline: Deadline) -> tuple[cp_model.CpSolver | None, Any, list[dict[str, object]]]:
+    """One solve per objective, each later one keeping the earlier values
+    (proven: equal; after a time limit: at least as good); stops at the first
+    objective that gets no answer in time. The last solver with an answer
+    (None: none), the last status, and a record per objective."""
+    report: list[dict[str, object]] = [{"objective": name, "maximize": maximize, "status": "not reached"}
+                                       for name, _, maximize in objectives]
     found: cp_model.CpSolver | None = None
     status: Any = cp_model.UNKNOWN
-    for name in names:
-        terms, maximize = _terms(enc, name)
+    for rec, (_, terms, maximize) in zip(report, objectives, strict=True):
         expr = sum(w * v for w, v in terms)
         (enc.model.Maximize if maximize else enc.model.Minimize)(expr)
-        if hint:
-            for v in _all_vars(enc):
-                if v.Index() in hint:
-                    enc.model.AddHint(v, hint[v.Index()])
+        for v in _all_vars(enc) if hint else []:
+            if v.Index() in hint:  # type: ignore[operator]
+                enc.model.AddHint(v, hint[v.Index()])  # type: ignore[index]
         solver = _params(False, deadline.left())
         status = solver.Solve(enc.model)
+        enc.model.ClearHints()
+        rec["status"] = solver.StatusName(status)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
         found = solver
         val = round(solver.ObjectiveValue())
-        bound = round(solver.BestObjectiveBound())
-        report.append({"objective": name, "value": val, "bound": bound, "gap": abs(bound - val),
-                       "status": solver.StatusName(status)})
-        # keep this objective's value (proven) or at least it (time limit) for the next ones
+        rec.update(value=val, bound=round(solver.BestObjectiveBound()))
         enc.model.Add(expr == val if status == cp_model.OPTIMAL else expr >= val if maximize else expr <= val)
         hint = {v.Index(): solver.Value(v) for v in _all_vars(enc)}
-        enc.model.ClearHints()
     return found, status, report
+
+
+def _values_at(enc: Encoding, solution: dict[int, int], objectives: list[Objective],
+               deadline: Deadline) -> list[int] | None:
+    """Each objective's value at ``solution`` (first-fit's): a copy of the
+    model with those variables fixed determines the objectives' helper
+    literals (devices used, counter sets touched); no search."""
+    m = enc.model.Clone()
+    m.ClearObjective()
+    m.ClearHints()
+    for i, val in solution.items():
+        m.Add(m.GetIntVarFromProtoIndex(i) == val)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_time_in_seconds = min(10.0, deadline.left())
+    if solver.Solve(m) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    values = solver.ResponseProto().solution
+    return [sum(w * values[v.Index()] for w, v in terms) for _, terms, _ in objectives]
 
 
 def _canonical(enc: Encoding, found: cp_model.CpSolver, deadline: Deadline,

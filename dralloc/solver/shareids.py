@@ -15,8 +15,8 @@ from collections.abc import Callable
 
 from dralloc.errors import InputError
 from dralloc.models import ResourceClaim
+from dralloc.solver.modes import SHARE_ID_POLICIES as POLICIES
 
-POLICIES = ("derived", "random")
 NAMESPACE = uuid.UUID("5d1b6f3e-8a3c-4c57-9d0e-2f7a4b1c6e90")  # dralloc's share-ID namespace (fixed forever)
 
 ShareIDs = Callable[[ResourceClaim, int, str, str], str]

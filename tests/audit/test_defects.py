@@ -71,6 +71,24 @@ def test_leaked_or_exceeded_counters_are_flagged() -> None:
     assert rules(items) == {"counters"}
 
 
+def test_counter_findings_name_the_consumers_in_kubernetes_units() -> None:
+    """The message names only the devices that consume the overdrawn counter
+    (p3 draws on another counter set) and gives amounts as Kubernetes does."""
+    items = [node(), dclass(), *_partitions()]
+    other = device("p3")
+    other["consumesCounters"] = [{"counterSet": "gpu-1", "counters": {"memory": {"value": "1Gi"}}}]
+    items[2]["spec"]["devices"].append(other)
+    items[3]["spec"]["sharedCounters"].append({"name": "gpu-1", "counters": {"memory": {"value": "8Gi"}}})
+    for s in items[2:]:
+        s["spec"]["pool"]["resourceSliceCount"] = 2
+    items += [claim("a", [exact()], [("req-0", "p1")]), claim("b", [exact()], [("req-0", "p2")]),
+              claim("c", [exact()], [("req-0", "p3")])]
+    found = [f for f in verify_state(state(items), ALL, compare=False, pending=False).findings if f.rule == "counters"]
+    assert [f.message for f in found] == [
+        "counter memory of counter set gpu-0 in pool gpu.example.com/pool-1 holds 8Gi, the allocated devices "
+        "(p1, p2) consume 12Gi"]
+
+
 def test_counters_keyed_by_pool_name_is_flagged() -> None:
     """Two drivers with a pool of the same name: driver-b's own counter set
     holds 6Gi, yet both of its partitions were allocated."""

@@ -33,9 +33,9 @@ def test_joint_placement_keeps_the_most_pods() -> None:
     got, notes = _pending(_competing())
     assert {k: v["verdict"] for k, v in got.items()} == {
         "default/big-pod": "fits-now", "default/one-a-pod": "fits-now", "default/one-b-pod": "fits-now"}
-    assert got["default/one-a-pod"]["joint_node"] == "node-1"
-    assert got["default/one-b-pod"]["joint_node"] == "node-1"
-    assert got["default/big-pod"]["joint_node"] is None
+    assert got["default/one-a-pod"]["jointNode"] == "node-1"
+    assert got["default/one-b-pod"]["jointNode"] == "node-1"
+    assert got["default/big-pod"]["jointNode"] is None
     assert "not together with the other pending pods" in got["default/big-pod"]["message"]
     assert notes == ["joint placement of the 3 pending pods (CP-SAT, existing allocations kept): "
                      "2 placed together (proven optimal)"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -28,8 +29,18 @@ def test_encode_prints_readable_variables(capsys: pytest.CaptureFixture[str]) ->
     assert main(["encode", str(CORPUS / "simple.yaml")]) == 0
     out = capsys.readouterr().out
     assert 'name: "x[claim-0|req-0|driver-a/pool-1/device-1]"' in out
-    assert main(["encode", str(CORPUS / "simple.yaml"), "--stats"]) == 0
-    assert "variables:" in capsys.readouterr().out
+    for opt in (["--stats"], ["-o", "table"]):
+        assert main(["encode", str(CORPUS / "simple.yaml"), *opt]) == 0
+        rows = dict(line.split()[:2] for line in capsys.readouterr().out.splitlines()[1:3])
+        assert rows == {"variables": "3", "constraints": "5"}
+
+
+def test_encode_json_is_the_model_as_data(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["encode", str(CORPUS / "simple.yaml"), "-o", "json"]) == 0
+    model = json.loads(capsys.readouterr().out)
+    names = [v["name"] for v in model["variables"]]
+    assert "x[claim-0|req-0|driver-a/pool-1/device-1]" in names
+    assert all("linear" in c for c in model["constraints"])
 
 
 def test_explain_reports_a_fatal_error_in_words(capsys: pytest.CaptureFixture[str]) -> None:
@@ -44,8 +55,10 @@ def test_allocate_on_all_nodes_lists_each_node(capsys: pytest.CaptureFixture[str
     assert main(["allocate", str(EXAMPLES / "verify" / "cluster.yaml"), "--pod", "ml/train-d-pod",
                  "--all-nodes"]) == 1
     out = capsys.readouterr().out
-    assert "node-1  unsatisfiable" in out and "node-2  unsatisfiable" in out
-    assert "0 of 2 node(s) fit ml/train-d" in out
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:3]}
+    assert rows == {"node-1": "unsatisfiable", "node-2": "unsatisfiable"}
+    assert "0 of 2 node(s) fit pod ml/train-d-pod" in out
     assert main(["allocate", str(EXAMPLES / "quickstart" / "mig-a100.yaml"), "--all-nodes"]) == 0
     out = capsys.readouterr().out
-    assert "gpu-node-1  fits" in out and "1 of 1 node(s) fit default/training" in out
+    assert out.splitlines()[1].split()[:2] == ["gpu-node-1", "fits"]
+    assert "1 of 1 node(s) fit default/training" in out

@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
-from dralloc.cli.inputs import DEFAULT_GATES
 from dralloc.cluster import Cluster
-from dralloc.features import Features
+from dralloc.features import DEFAULT_GATES, Features
 from dralloc.io.loader import parse_object
 from dralloc.models import ResourceClaim
 from dralloc.planner.generate import clusters as gen

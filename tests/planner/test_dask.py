@@ -21,14 +21,14 @@ def test_demand_sweep_on_a_local_dask_cluster(capsys, tmp_path):
                 "--demand", str(EXAMPLES / "add-nodes" / "demand.yaml"), "--scheduler", cluster.scheduler_address,
                 "-o", "json"]
         assert main(argv) == 0
-        out = json.loads(capsys.readouterr().out)
+        out = json.loads(capsys.readouterr().out)["items"]  # several answers: a List, as kubectl prints
     finally:
         cluster.close()
     assert [Path(a["detail"]["inputs"]["demand"][0]).parent.name for a in out] == ["layout", "add-nodes"]
     assert all(a["optimal"]["proven"] for a in out)
     # local process pool gives the same answers
     assert main(argv[:-4] + ["-o", "json"]) == 0
-    local = json.loads(capsys.readouterr().out)
+    local = json.loads(capsys.readouterr().out)["items"]
     assert [a["optimal"]["pods"] for a in local] == [a["optimal"]["pods"] for a in out]
 
 

@@ -142,9 +142,15 @@ def test_cli_writes_a_mixed_cluster_into_files(tmp_path: Path, capsys: pytest.Ca
     (["--types", "mig:nope=2"], "unknown GPU model 'nope'"),
     (["--types", "tpu=6"], "give a multiple of 4"),
     (["--types", "gpu=2", "--prefix", "x"], "--prefix names the nodes of one type"),
-    (["--gpus", "8", "--nics", "-1"], "must not be negative"),
 ])
 def test_bad_generate_arguments_are_clear_errors(args: list[str], needle: str,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["generate", "cluster", *args]) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_negative_counts_are_refused_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["generate", "cluster", "--gpus", "8", "--nics", "-1"])
+    assert e.value.code == 2
+    assert "argument --nics: -1 is below the minimum of 0" in capsys.readouterr().err

@@ -153,7 +153,7 @@ def test_cli_rejects_a_bad_compare_time_limit(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit) as e:
         main(["check", "--compare-time-limit", "-1", str(SYNTHETIC)])
     assert e.value.code == 2
-    assert "must be a positive number of seconds" in capsys.readouterr().err
+    assert "argument --compare-time-limit: -1 is not a positive number of seconds" in capsys.readouterr().err
 
 
 def test_equal_answers_are_established_as_such() -> None:

@@ -163,7 +163,7 @@ def _memory(g: dict[str, Any]) -> int:
 
 @cache
 def gpu_models() -> dict[str, GpuModel]:
-    raw = yaml.safe_load(DATA.read_text())
+    raw = yaml.load(DATA.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
     out = {}
     for g in raw["gpus"]:
         profiles = tuple(_profile(r) for r in g.get("profiles") or [] if r.get("placement_starts"))

@@ -1,14 +1,15 @@
-"""Answers as tables (text), YAML and JSON."""
+"""Answers as tables (text; wide lists every unit of a layout), YAML and
+JSON (through the one serializer: a YAML stream, or one JSON object / a List)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Any
 
-import yaml
-
+from dralloc.io.emit import render_objects
 from dralloc.planner.answer import Answer
+
+SHOWN_UNITS = 20  # layout rows in the table (wide: all)
 
 
 def _cell(v: Any) -> str:
@@ -17,7 +18,7 @@ def _cell(v: Any) -> str:
     return "-" if v is None else str(v)
 
 
-def table(answers: list[Answer]) -> str:
+def table(answers: list[Answer], wide: bool = False) -> str:
     """One block per answer: first-fit and optimal side by side."""
     out = []
     for a in answers:
@@ -37,11 +38,12 @@ def table(answers: list[Answer]) -> str:
             out.append(f"  note: {note}")
         for gname, served in (a.optimal.get("perGroup") or {}).items():
             out.append(f"    optimal {gname}: {served}")
-        for row in (a.detail.get("assignment") or [])[:20]:
+        units = a.detail.get("assignment") or []
+        for row in units if wide else units[:SHOWN_UNITS]:
             parts = ", ".join(f"{k}x{v}" for k, v in row["partitions"].items())
             out.append(f"    {row['unit']}: {parts}")
-        if len(a.detail.get("assignment") or []) > 20:
-            out.append(f"    ... {len(a.detail['assignment']) - 20} more units")
+        if not wide and len(units) > SHOWN_UNITS:
+            out.append(f"    ... {len(units) - SHOWN_UNITS} more units (-o wide lists them all)")
     return "\n".join(out)
 
 
@@ -64,9 +66,6 @@ def render(answers: list[Answer], fmt: str, timings: bool = False) -> str:
     """The answers as ``fmt``; wall-clock times only with ``timings``."""
     if not timings:
         answers = without_timings(answers)
-    data = [a.as_dict() for a in answers]
-    if fmt == "json":
-        return json.dumps(data if len(data) != 1 else data[0], indent=2, sort_keys=False)
-    if fmt == "yaml":
-        return yaml.safe_dump_all(data, sort_keys=False)
-    return table(answers)
+    if fmt in ("yaml", "json"):
+        return render_objects([a.as_dict() for a in answers], fmt)
+    return table(answers, wide=fmt == "wide")

@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dralloc.errors import InputError
+from dralloc.planner.simulate import POLICIES
 from dralloc.planner.view.cluster import Cluster
 from dralloc.planner.view.utilisation import UnitState, node_load, unit_state
-
-POLICIES = ("first", "most", "least")
 
 
 @dataclass

@@ -19,7 +19,7 @@ from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim
-from dralloc.planner.simulate.firstfit import POLICIES
+from dralloc.planner.simulate import POLICIES
 from dralloc.planner.view.cluster import ClusterBuilder
 from dralloc.planner.view.demand import Demand
 from dralloc.planner.view.utilisation import node_load, unit_pool
