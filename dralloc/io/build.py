@@ -52,7 +52,7 @@ class _Parts:
         try:
             k = self.key(raw)
             hit = self.seen.get(k)
-        except (TypeError, ValueError, AttributeError, orjson.JSONEncodeError):
+        except (TypeError, ValueError, AttributeError, KeyError, orjson.JSONEncodeError):
             return self.model.model_validate(raw)  # not hashable as a key: validate as it is
         if hit is None:
             hit = self.model.model_validate(raw)
@@ -67,7 +67,7 @@ def _attribute_key(raw: dict[str, Any]) -> Hashable:
 
 
 def _capacity_key(raw: dict[str, Any]) -> Hashable:
-    if len(raw) != 1:
+    if len(raw) != 1 or "value" not in raw:
         return orjson.dumps(raw)
     value = raw["value"]
     return type(value), value

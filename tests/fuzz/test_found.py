@@ -84,3 +84,35 @@ def test_replay_gives_back_the_recursion_limit() -> None:
     sc.claims = sc.claims * 40   # deep enough that the search raises the limit for itself
     run_scenario(sc, "replay")
     assert sys.getrecursionlimit() == before
+
+
+ODD_CAPACITY = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  nodeName: node-1
+  devices:
+  - name: d0
+    capacity:
+      memory: {value: 40Gi}
+      extra: {a: 1}
+"""
+
+
+@pytest.mark.parametrize("command", ["validate", "allocate", "plan"])
+def test_capacity_entry_without_value_is_an_input_error(tmp_path: Path, command: str) -> None:
+    # seed 20261124, inputs 550 and 1773: the fast slice builder cached capacity
+    # entries by their 'value' and raised KeyError on an entry without one
+    path = tmp_path / "slice.yaml"
+    path.write_text(ODD_CAPACITY)
+    argv = {"validate": [command, str(path)], "allocate": [command, str(path), "--node", "node-1"],
+            "plan": [command, "fit", str(path)]}[command]
+    run = cli(argv, LIMITS)
+    if command == "validate":  # findings on stdout, exit 1
+        assert (run.cls, run.detail) == ("answer", "exit 1"), run
+        return
+    assert run.cls == "input-error", run
+    assert "spec.devices[0].capacity.extra.value" in run.detail, run
