@@ -59,6 +59,26 @@ def object_key(obj: TypedObject) -> Key:
     return obj.kind, ns, obj.metadata.name
 
 
+# metadata the API server sets: two dumps of one object taken at different
+# times differ in these only
+SERVER_METADATA = ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields")
+
+
+def same_object(a: TypedObject, b: TypedObject) -> bool:
+    """Whether ``a`` and ``b`` are one object: equal in everything but the
+    metadata the API server sets."""
+    if type(a) is not type(b):
+        return False
+
+    def content(o: TypedObject) -> dict[str, Any]:
+        d = o.model_dump(by_alias=True, exclude_none=True)
+        meta = d.get("metadata") or {}
+        d["metadata"] = {k: v for k, v in meta.items() if k not in SERVER_METADATA}
+        return d
+
+    return content(a) == content(b)
+
+
 def describe_key(key: Key) -> str:
     kind, ns, name = key
     return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
@@ -255,6 +275,10 @@ class _Reader:
         self.seen: dict[Key, TypedObject] = {}
 
     def document(self, doc: RawDocument) -> None:
+        own = registry.describe_own(doc.data)
+        if own is not None:  # one of dralloc's own files among the objects: skipped like an unknown kind
+            self.skip(doc, f"{own}, not a Kubernetes object", "")
+            return
         try:
             obj = parse_object(doc.data, doc.where, skip_unknown=True)
         except InputError as e:
@@ -270,6 +294,9 @@ class _Reader:
         why = registry.describe_unknown(str(data.get("apiVersion")), str(data.get("kind")))
         name = (data.get("metadata") or {}).get("name") if isinstance(data.get("metadata"), dict) else None
         ref = f"{data.get('kind')} {name}" if isinstance(name, str) and name else ""
+        self.skip(doc, why, ref)
+
+    def skip(self, doc: RawDocument, why: str, ref: str) -> None:
         if self.strict:
             self.out.errors.append(InputError(f"{why} (--strict)", source=doc.where, obj=ref))
         else:
@@ -281,6 +308,9 @@ class _Reader:
         self.seen[key] = obj
         if earlier is None:
             self.out.add(obj, where)
+            return
+        if same_object(earlier, obj):
+            self.seen[key] = earlier  # the same object twice (overlapping dumps): read once, as apply would
             return
         first = self.out.where(earlier) or "an earlier document"
         if not self.last_wins:

@@ -79,3 +79,22 @@ def describe_unknown(api_version: str, kind: str) -> str:
     close = difflib.get_close_matches(kind, sorted(MODELS), n=1, cutoff=0.8)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return f"{kind} ({api_version}) is not a kind dralloc reads{hint}"
+
+
+# dralloc's own documents, which are not Kubernetes objects (no apiVersion or
+# kind), recognised by their top-level keys: each (keys all present, what it is)
+OWN_DOCUMENTS = (
+    (frozenset({"objects", "claims"}), "a scenario file (the conformance format: dralloc check, allocate, "
+                                       "explain and encode read one whole, given alone)"),
+    (frozenset({"capacityPools"}), "a KEP-4815 capacity-pools prototype (dralloc convert translates it)"),
+    (frozenset({"deviceMixins"}), "a KEP-4815 composite-device fragment (dralloc convert translates it)"),
+    (frozenset({"findings", "pending", "summary"}), "a dralloc verify report"),
+)
+
+
+def describe_own(data: object) -> str | None:
+    """What one of dralloc's own non-object documents is, or None."""
+    if not isinstance(data, dict) or "apiVersion" in data or "kind" in data:
+        return None
+    keys = set(data)
+    return next((what for need, what in OWN_DOCUMENTS if need <= keys), None)

@@ -203,8 +203,16 @@ def test_plan_reads_a_dump_holding_a_namespace(tmp_path: Path, capsys: pytest.Ca
 
 # ------------------------------------------------------------------ duplicates
 def _twice(key: str) -> dict[str, str]:
-    """The document ``key`` again at the end (another object, same kind and key)."""
-    return {f"{key}-again": DOCS[key]}
+    """The document ``key`` again at the end: another object of the same kind
+    and key (it differs in an annotation; the very same object twice is read once)."""
+    return {f"{key}-again": DOCS[key].replace("metadata: {", "metadata: {annotations: {copy: again}, ", 1)}
+
+
+def test_the_same_object_twice_is_read_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = cluster(tmp_path, **{f"{k}-again": DOCS[k] for k in DOCS})
+    for name, argv in COMMANDS.items():
+        code, _, err = run(argv(f), capsys)
+        assert code == 0 and "duplicate" not in err, (name, err)
 
 
 @pytest.mark.parametrize("kind", list(DOCS))

@@ -1,5 +1,5 @@
 """Every example under examples/formats/ is translated and allocated, and
-gets the allocation its expected.yaml states."""
+gets the allocation tests/formats/expected/<example>.yaml states."""
 
 from __future__ import annotations
 
@@ -13,14 +13,15 @@ from dralloc.formats.k8srm import pod_claims
 from dralloc.solver import allocate
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "formats"
+EXPECTED = Path(__file__).parent / "expected"
 
 
 @pytest.mark.parametrize("mode", ["replay", "first-fit"])
 @pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()))
 def test_example_allocates_as_expected(example: str, mode: str) -> None:
     folder = EXAMPLES / example
-    want = yaml.safe_load((folder / "expected.yaml").read_text())
-    objs, _ = load_any(sorted(str(p) for p in folder.glob("*.yaml") if p.name != "expected.yaml"))
+    want = yaml.safe_load((EXPECTED / f"{example}.yaml").read_text())
+    objs, _ = load_any(sorted(str(p) for p in folder.glob("*.yaml")))
     assert not objs.errors
     if "pod" in want:
         ns, _, name = want["pod"].partition("/")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dralloc.errors import InputErrors
 from dralloc.features import DEFAULT_GATES, Features
@@ -90,7 +91,10 @@ def test_admission_is_done_once_and_keeps_admitted_objects() -> None:
 
 def test_load_raises_unless_asked_to_collect(tmp_path: Path) -> None:
     f = tmp_path / "bad.yaml"
-    f.write_text(QUICKSTART.read_text() + "---\n" + QUICKSTART.read_text())
+    again = list(yaml.safe_load_all(QUICKSTART.read_text()))
+    for doc in again:  # another object of each kind and name (the very same one twice is read once)
+        doc["metadata"].setdefault("annotations", {})["copy"] = "again"
+    f.write_text(QUICKSTART.read_text() + "---\n" + yaml.safe_dump_all(again))
     with pytest.raises(InputErrors) as e:
         load([f])
     assert len(e.value.errors) == 5 and "duplicate Node gpu-node-1" in e.value.lines()[0]
