@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from dralloc.errors import InputError
+from dralloc.features import Features, Variant
 from dralloc.io.loader import ObjectSet, describe_validation_error, iter_files, parse_object
 from dralloc.io.parse import iter_documents
 from dralloc.models import AllocationResult, Node, ObjectMeta, ResourceClaim
@@ -54,6 +55,17 @@ def _objects(raw: Any, where: str, what: str) -> list[Any]:
     return raw
 
 
+def _check_variant(variant: Variant, features: Features, where: str) -> None:
+    """Kubernetes creates only an allocator variant that supports every
+    enabled feature (it has no allocator for the set otherwise), so a scenario
+    naming another one describes no allocator Kubernetes runs."""
+    if not features.supported_by(variant):
+        wanted = features.variant().value
+        raise InputError(f"variant {variant.value} does not support the features enabled here "
+                         f"(Kubernetes would run {wanted}, and no allocator if restricted to {variant.value})",
+                         source=where, field="variant")
+
+
 def parse_scenario(doc: Any, where: str) -> Scenario:
     if not isinstance(doc, dict):
         raise InputError("a scenario must be a mapping", source=where)
@@ -70,6 +82,8 @@ def parse_scenario(doc: Any, where: str) -> Scenario:
     variant = doc.get("variant")
     if variant is not None and variant not in VARIANTS:
         raise InputError(f"variant must be one of {VARIANTS}", source=where, field="variant")
+    if variant is not None:
+        _check_variant(Variant(variant), Features.from_gates(features), where)
     sc = Scenario(name=name, path=where, description=str(doc.get("description") or ""),
                   source=str(doc.get("source") or ""), skip_reason=str(doc.get("skip_reason") or ""),
                   variant=variant, features=frozenset(features))
