@@ -74,7 +74,22 @@ def _capacity(enc: Encoding, pd: PoolDevice, uses: list[tuple[Option, cp_model.I
                 continue
             amounts.append((use[name], v))
         limit = cap.value.value - committed.get(name, Fraction(0))
-        if limit < 0:   # over-committed: no new share fits (0 + committed > value)
+        what = f"capacity {name} of device {pd.label}"
+        if any(a < 0 for a, _ in amounts):
+            _each_pick(m, amounts, limit, guard, what)
+        elif limit < 0:   # over-committed: no new share fits (0 + committed > value)
             forbid(m, [v for _, v in amounts], guard)
         else:
-            at_most(m, amounts, limit, guard, f"capacity {name} of device {pd.label}")
+            at_most(m, amounts, limit, guard, what)
+
+
+def _each_pick(m: cp_model.CpModel, amounts: list[tuple[Fraction, cp_model.IntVar]], limit: Fraction,
+               guard: list[cp_model.IntVar], what: str) -> None:
+    """Kubernetes checks a share when it picks it: what is committed, plus the
+    shares picked before it, plus its own, within the capacity. With amounts
+    of one sign the last pick's check implies the others; a negative amount (a
+    negative capacity taken whole by a request that names none) makes every
+    pick's check count, in pick order (``amounts`` is: claims, then requests,
+    in order)."""
+    for k in range(len(amounts)):
+        at_most(m, amounts[:k + 1], limit, [*guard, amounts[k][1]], what)

@@ -96,6 +96,8 @@ def _capacity(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exclusion 
             return None
     except UnknownCapacity as e:
         return Exclusion(CAPACITY, f"the device has no capacity {e}", STAGE_CAPACITY)
+    if problem.may_share_negative(pd):
+        return None  # shares picked before this one may make room: checked at each pick
     parts = []
     for name, q in sorted((spec.capacity or {}).items()):
         cap = (pd.device.capacity or {}).get(name)

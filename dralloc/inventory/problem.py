@@ -4,10 +4,10 @@ what is already allocated, and the claims' validated request slots."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dralloc.features import Features, Variant
-from dralloc.inventory.pools import Pool, gather_pools
+from dralloc.inventory.pools import Pool, PoolDevice, gather_pools
 from dralloc.inventory.requests import ClaimPlan, PlanBuilder
 from dralloc.inventory.selectable import Selectability
 from dralloc.inventory.state import AllocatedState
@@ -26,8 +26,26 @@ class Problem:
     claims: list[ResourceClaim]
     allocated: list[ResourceClaim]
 
+    _negative_requests: bool | None = field(default=None, init=False, repr=False)
+
     def has_invalid_pool(self) -> bool:
         return any(p.invalid is not None for p in self.pools)
+
+    def may_share_negative(self, pd: PoolDevice) -> bool:
+        """Whether a share of ``pd`` could consume a negative amount here (a
+        negative capacity taken whole, a negative default, a request naming a
+        negative amount; the API server accepts all three): then an earlier
+        share can make room for a later one, and whether a request fits the
+        device depends on what is picked before it, not on the request alone."""
+        for cap in (pd.device.capacity or {}).values():
+            policy = cap.request_policy
+            if cap.value.value < 0 or (policy is not None and policy.default is not None
+                                       and policy.default.value < 0):
+                return True
+        if self._negative_requests is None:
+            self._negative_requests = any(q.value < 0 for plan in self.plans for slot in plan.slots
+                                          for spec in slot.options for q in (spec.capacity or {}).values())
+        return self._negative_requests
 
 
 def build_problem(slices: list[ResourceSlice], classes: Iterable[DeviceClass], node: Node,
