@@ -11,6 +11,7 @@ allocator's pool gathering and allocated state ever look at for that node."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -74,12 +75,13 @@ class Cluster(ClusterStore):
     def allocate(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None,
                  mode: str | None = None, objective: str | None = None, time_limit: float | None = None,
                  share_ids: ShareIDPolicy = None, verify: bool = True, compare: str = "auto",
-                 compare_time_limit: float | None = None) -> Outcome:
+                 compare_time_limit: float | None = None, cancel: threading.Event | None = None) -> Outcome:
         """Allocate ``claims`` (objects or ``namespace/name`` keys), or the
         claims of ``pod``, together on ``node``, as :func:`dralloc.solver.allocate`
         does with this cluster's objects. ``node`` is a Node or the name of
         one the cluster holds (any name when it holds none, or without
-        admission). Nothing is committed."""
+        admission). Nothing is committed. ``cancel``: an event another thread
+        may set to stop the searches (Kubernetes' context-canceled error)."""
         target = self._target(node)
         todo = self._todo(claims, pod)
         view = self.view(target)
@@ -88,7 +90,7 @@ class Cluster(ClusterStore):
         return allocate(view.objects, target, todo, allocated=held, features=self.features,
                         variant=self.variant, objective=objective, time_limit=time_limit,
                         share_ids=share_ids, verify=verify, admission=False, compare=compare,
-                        compare_time_limit=compare_time_limit, **extra)
+                        compare_time_limit=compare_time_limit, cancel=cancel, **extra)
 
     def each_node(self, claims: ClaimsArg = None, *, pod: PodArg = None,
                   nodes: Iterable[Node | str] | None = None, **how: Any) -> Iterator[tuple[Node, Outcome]]:

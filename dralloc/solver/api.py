@@ -7,6 +7,7 @@ Python are defaulted and validated exactly like objects read from files."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 
 from dralloc.checker.rules import verify_allocation
@@ -15,6 +16,7 @@ from dralloc.features import Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io.loader import ObjectSet
 from dralloc.models import Node, ObjectMeta, ResourceClaim, TypedObject
+from dralloc.solver.cancel import cancel_on
 from dralloc.solver.modes import DEFAULT_MODE, MODES, objective_names
 from dralloc.solver.outcome import COMPARE, Outcome, Status
 from dralloc.solver.replay_run import run_replay
@@ -82,7 +84,7 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
              variant: Variant | str | None = None, objective: str | None = None,
              time_limit: float | None = None, share_ids: ShareIDPolicy = None,
              verify: bool = True, admission: bool = True, compare: str = "auto",
-             compare_time_limit: float | None = None) -> Outcome:
+             compare_time_limit: float | None = None, cancel: threading.Event | None = None) -> Outcome:
     """Allocate ``claims`` together on ``node``, as the Kubernetes scheduler
     asks its allocator to for the claims of one pod.
 
@@ -106,7 +108,12 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     also finds out what it can of Kubernetes' own answer (``Outcome.kubernetes``):
     ``compare="auto"`` replays Kubernetes' search only where a documented
     defect can fire and no proof settles it, under ``compare_time_limit``
-    seconds (default 2); ``"always"`` replays in every case; ``"never"`` skips it."""
+    seconds (default 2); ``"always"`` replays in every case; ``"never"`` skips it.
+
+    ``cancel``: a :class:`threading.Event` another thread may set to stop the
+    call's searches, as the scheduler cancels its allocator's context; the
+    answer is then Kubernetes' error ``filter operation aborted: context
+    canceled`` (optimal keeps the best answer found by then, with a note)."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     if objective is not None:
@@ -130,13 +137,14 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     except AllocationError as e:
         base.error = str(e)
         return base
-    if mode == "replay":
-        out = run_replay(problem, base, make, time_limit)
-    else:
-        from dralloc.solver.cpsat import solve  # OR-Tools only when asked for
+    with cancel_on(cancel):
+        if mode == "replay":
+            out = run_replay(problem, base, make, time_limit)
+        else:
+            from dralloc.solver.cpsat import solve  # OR-Tools only when asked for
 
-        out = solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=make,
-                    compare=compare, compare_time_limit=compare_time_limit)
+            out = solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=make,
+                        compare=compare, compare_time_limit=compare_time_limit)
     if verify:
         check_answer(objs, problem, out)
     return out

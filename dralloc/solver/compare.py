@@ -33,6 +33,7 @@ from dralloc.inventory.pools import CounterMap
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.triggers import Trigger, find_triggers
 from dralloc.quantity import DECIMAL_SI, Quantity, binary_si
+from dralloc.solver.cancel import solve
 from dralloc.solver.outcome import KubernetesAnswer, Outcome, Status
 from dralloc.solver.replay import ReplaySearch, SearchStopped
 from dralloc.solver.replay_run import fill_from_search
@@ -64,7 +65,7 @@ def rules_infeasible(problem: Problem, held: dict[tuple[str, str], CounterMap], 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
-    status = solver.Solve(enc.model)
+    status = solve(solver, enc.model)
     if status == cp_model.INFEASIBLE:
         return True
     return False if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None

@@ -22,6 +22,8 @@ from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import MAX_RESULTS
 from dralloc.inventory.triggers import ORDER_DEPENDENT_ERROR, find_triggers
+from dralloc.solver.cancel import CANCELLED, cancel_requested
+from dralloc.solver.cancel import solve as solve_cancellable
 from dralloc.solver.compare import DEFAULT_COMPARE_SECONDS, compare_with_kubernetes
 from dralloc.solver.limits import limit_or_default, stopped
 from dralloc.solver.outcome import REPLAY_NOTE, KubernetesAnswer, Outcome, Status
@@ -82,7 +84,7 @@ def fill(out: Outcome, enc: Encoding, chosen: list[list[Chosen]], selected: dict
 def first_fit_solve(enc: Encoding, time_limit: float) -> tuple[cp_model.CpSolver, int]:
     enc.model.AddDecisionStrategy(enc.decision_order(), cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
     solver = _params(True, time_limit)
-    status = solver.Solve(enc.model)
+    status = solve_cancellable(solver, enc.model)
     return solver, status
 
 
@@ -117,6 +119,9 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
             out.reasons = candidate_report(problem)
     elif status == cp_model.UNKNOWN:
         out.status, out.error = Status.ERROR, stopped(limit, "CP-SAT") + " without an answer"
+        if cancel_requested():
+            out.error = CANCELLED
+            return out
     else:
         out.status, out.error = Status.ERROR, f"CP-SAT stopped without an answer ({solver.StatusName(status)})"
     compare_with_kubernetes(problem, out, compare, compare_time_limit, infeasible=status == cp_model.INFEASIBLE,

@@ -23,6 +23,7 @@ from ortools.sat.python import cp_model
 
 from dralloc.encoders.model import Encoding
 from dralloc.errors import InputError
+from dralloc.solver.cancel import CANCELLED, cancel_requested, solve
 from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
 from dralloc.solver.limits import Deadline, stopped
 from dralloc.solver.modes import OBJECTIVES, objective_names
@@ -132,6 +133,8 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
     objectives: list[Objective] = [(name, *_terms(enc, name)) for name in objective_names(objective)]
     ff_values = _values_at(enc, hint, objectives, deadline) if hint else None
     found, status, report = _stages(enc, objectives, hint, deadline)
+    if cancel_requested():
+        out.notes.append("the caller cancelled the search: the answer is the best found by then")
     out.solver = {"objectives": report}
     final: list[int] = []
     if found is not None:
@@ -149,6 +152,8 @@ def optimize(enc: Encoding, out: Outcome, objective: str | None, time_limit: flo
         final = list(ff_values or [])
     elif cp_model.UNKNOWN in (ff_status, status):
         out.status, out.error = Status.ERROR, stopped(deadline.limit, "CP-SAT") + " without an answer"
+        if cancel_requested():
+            out.error = CANCELLED
     else:
         out.status = Status.UNSATISFIABLE
     for i, rec in enumerate(report):
@@ -179,7 +184,7 @@ def _stages(enc: Encoding, objectives: list[Objective], hint: dict[int, int] | N
             if v.Index() in hint:  # type: ignore[operator]
                 enc.model.AddHint(v, hint[v.Index()])  # type: ignore[index]
         solver = _params(False, deadline.left())
-        status = solver.Solve(enc.model)
+        status = solve(solver, enc.model)
         enc.model.ClearHints()
         rec["status"] = solver.StatusName(status)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -205,7 +210,7 @@ def _values_at(enc: Encoding, solution: dict[int, int], objectives: list[Objecti
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = min(10.0, deadline.left())
-    if solver.Solve(m) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if solve(solver, m) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     values = solver.ResponseProto().solution
     return [sum(w * values[v.Index()] for w, v in terms) for _, terms, _ in objectives]

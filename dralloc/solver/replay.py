@@ -22,6 +22,7 @@ from dralloc.inventory.pools import CounterMap, PoolDevice
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
 from dralloc.inventory.taints import untolerated_taint
+from dralloc.solver.cancel import cancel_requested
 from dralloc.solver.constraints import (
     Constraint,
     DistinctAttribute,
@@ -44,7 +45,7 @@ class SearchStopped(Exception):
     def __init__(self, steps: int, reason: str) -> None:
         super().__init__(f"replay stopped after {steps} search steps ({reason})")
         self.steps = steps
-        self.reason = reason  # "steps", "time" or "checkpoint"
+        self.reason = reason  # "steps", "time", "checkpoint" or "cancel" (the caller's event)
 
 
 class StepLimitReached(SearchStopped):
@@ -123,6 +124,8 @@ class ReplaySearch:
         if old < depth:   # for this search only: a limit left raised lets C code recurse until it crashes
             sys.setrecursionlimit(depth)
         try:
+            if cancel_requested():
+                raise SearchStopped(0, "cancel")
             out = self.allocate_one(0, 0, 0, 0, False, 0)
         finally:
             if old < depth and sys.getrecursionlimit() == depth:
@@ -138,6 +141,8 @@ class ReplaySearch:
             raise StepLimitReached(self.steps)
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise SearchStopped(self.steps, "time")
+        if cancel_requested():
+            raise SearchStopped(self.steps, "cancel")
         if self.checkpoint is not None and self.checkpoint(self):
             raise SearchStopped(self.steps, "checkpoint")
         nxt = self.steps + min(CHECKPOINT_EVERY, self.steps)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dralloc.errors import AllocationError
 from dralloc.inventory.problem import Problem
+from dralloc.solver.cancel import CANCELLED
 from dralloc.solver.explain_counts import candidate_report
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import ReplaySearch, SearchStopped
@@ -49,8 +50,13 @@ def run_replay(problem: Problem, out: Outcome, share_ids: ShareIDs = derived,
     search = ReplaySearch(problem, time_limit=limit)
     try:
         fill_from_search(problem, search, search.run(), out, share_ids)
-    except SearchStopped:
+    except SearchStopped as e:
         out.steps, out.status = search.steps, Status.ERROR
+        if e.reason == "cancel":
+            out.error = CANCELLED
+            out.notes.append(f"the caller cancelled the replay after {search.steps} search steps")
+            out.notes = sorted(set(out.notes) | search.defect_flags())
+            return out
         if time_limit is not None:
             out.error = "filter operation aborted: context deadline exceeded"
         else:

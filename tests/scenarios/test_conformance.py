@@ -21,7 +21,8 @@ HERE = Path(__file__).parent / "conformance"
 ALL_FILES = sorted(HERE.glob("*/*.yaml"))
 # scenarios the format cannot express (they carry a skip_reason): the interrupt
 # cases, whose Go test passes an expired or cancelled context; the expired ones
-# are run with a time limit of zero in test_interrupts.py
+# are run with a time limit of zero in test_interrupts.py, the cancelled one
+# with a set cancel event in tests/solver/test_cancel.py
 SKIPPED = {f for f in ALL_FILES if "\nskip_reason:" in f.read_text(encoding="utf-8")}
 FILES = [f for f in ALL_FILES if f not in SKIPPED]
 

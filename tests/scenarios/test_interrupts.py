@@ -2,9 +2,8 @@
 whose deadline has already passed answers ``filter operation aborted: context
 deadline exceeded``. The corpus marks them skipped (its format cannot carry a
 context); here the deadline is a time limit of zero, the same inputs, and the
-replay must give Kubernetes' error. The cancelled-context case has no
-counterpart: dralloc's searches are bounded by time, not cancelled from
-outside, so it stays with the corpus's skip."""
+replay must give Kubernetes' error. The cancelled-context case is
+``allocate(..., cancel=event)`` with the event set: tests/solver/test_cancel.py."""
 
 from __future__ import annotations
 
