@@ -3,9 +3,11 @@ what is already allocated, and the claims' validated request slots."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from dralloc.errors import InputError
 from dralloc.features import Features, Variant
 from dralloc.inventory.pools import Pool, PoolDevice, gather_pools
 from dralloc.inventory.requests import ClaimPlan, PlanBuilder
@@ -58,9 +60,24 @@ def build_problem(slices: list[ResourceSlice], classes: Iterable[DeviceClass], n
     variant = variant or features.variant()
     if pools is None:
         pools = gather_pools(slices, node, features, variant)
+    _check_steps(pools)
     allocated = list(allocated_claims)
     state = AllocatedState.from_claims(allocated, features, variant)
     selectable = Selectability(node, features, variant)
     builder = PlanBuilder({c.name: c for c in classes}, pools, features, variant, selectable, state)
     plans = builder.build(claims)
     return Problem(node, features, variant, pools, state, plans, selectable, list(claims), allocated)
+
+
+def _check_steps(pools: list[Pool]) -> None:
+    """A capacity's request step must be positive: the API server refuses
+    another, and Kubernetes' allocator would divide by it (objects read with
+    admission never get here with one; scenario files are not admitted)."""
+    for pool in pools:
+        for pd in pool.devices:
+            for name, cap in (pd.device.capacity or {}).items():
+                rng = cap.request_policy.valid_range if cap.request_policy is not None else None
+                if rng is not None and rng.step is not None and math.ceil(rng.step.value) <= 0:
+                    raise InputError(f"capacity[{name}].requestPolicy.validRange.step {rng.step} is not positive "
+                                     "(the API server refuses it; Kubernetes' allocator would divide by it)",
+                                     obj=f"ResourceSlice {pd.slice.metadata.name} device {pd.device.name}")
