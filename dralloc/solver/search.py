@@ -58,3 +58,16 @@ def tie_break(model: cp_model.CpModel, objective: cp_model.LinearExprT, maximize
     solver = fixed_search(time_limit)
     status = solver.solve(model)
     return solver, status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+
+
+def interleaved(solver: cp_model.CpSolver, workers: int) -> cp_model.CpSolver:
+    """``workers`` CP-SAT strategies interleaved in fixed batches
+    (``interleave_search``) instead of racing in threads: the same
+    solutions come in the same order in every run and process, whatever the
+    machine's load, so a search that collects the solutions it meets (the
+    mixed planner's column generation) or stops at a target gives the same
+    answer each time. Only a wall-clock time limit that cuts the search short
+    makes it depend on timing (the answer then says it stopped)."""
+    solver.parameters.num_workers = workers
+    solver.parameters.interleave_search = True
+    return solver

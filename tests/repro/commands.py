@@ -23,6 +23,30 @@ MANY = str(DATA / "many-optima.yaml")
 SHARED = str(DATA / "shared-capacity.yaml")
 CC = ["--features", "DRAConsumableCapacity"]
 
+def _mixed_cluster() -> list[str]:
+    """A 14-node AI cluster (8 GPU+NIC nodes, 6 MIG nodes) with gangs, 1-GPU
+    and MIG pods, generated with the mixed benchmark's seeded demand: large
+    enough for several rounds of column generation, whose columns once
+    depended on which CP-SAT worker finished first. Written once per process
+    into a temporary folder (the same bytes every time)."""
+    import tempfile
+
+    import yaml
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from benchmarks.bench_planner_mixed import demand
+    from tests.planner.aicluster import ai_cluster
+
+    docs = ai_cluster(8, 6) + demand(8, 6, 1.3, 1)
+    folder = Path(tempfile.mkdtemp(prefix="dralloc-repro-"))
+    paths = [folder / "cluster.yaml", folder / "demand.yaml"]
+    demand_kinds = ("Pod", "ResourceClaimTemplate")
+    paths[0].write_text(yaml.safe_dump_all([d for d in docs if d["kind"] not in demand_kinds]))
+    paths[1].write_text(yaml.safe_dump_all([d for d in docs if d["kind"] in demand_kinds]))
+    return [str(p) for p in paths]
+
+
 COMMANDS: dict[str, list[str]] = {
     **{f"allocate {m} many-optima": ["allocate", MANY, "--node", "node-1", "--mode", m]
        for m in ("replay", "first-fit", "optimal")},
@@ -36,6 +60,7 @@ COMMANDS: dict[str, list[str]] = {
     "plan fit (joint model)": ["plan", "fit", *map(str, sorted((PLANNER / "general").glob("*.yaml"))), "-o", "yaml"],
     "plan fit (mixed model, gangs)": ["plan", "fit", *map(str, sorted((PLANNER / "gangs").glob("*.yaml"))),
                                       "-o", "yaml"],
+    "plan fit (mixed model, column generation)": ["plan", "fit", *_mixed_cluster(), "-o", "yaml"],
     "plan add-nodes": ["plan", "add-nodes", str(PLANNER / "add-nodes" / "cluster.yaml"),
                        str(PLANNER / "add-nodes" / "demand.yaml"), "--template-file",
                        str(PLANNER / "add-nodes" / "node-type.yaml"), "-o", "yaml"],

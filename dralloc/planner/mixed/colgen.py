@@ -57,8 +57,7 @@ def prices_from(lp: LpResult | None, items: Items, scale: int) -> Prices:
                   {b: round(v * scale) for b, v in lp.bundle.items()})
 
 
-def seed(master: Master, pricers: dict[int, Pricer], items: Items, scale: int, time_limit: float,
-         workers: int) -> None:
+def seed(master: Master, pricers: dict[int, Pricer], items: Items, scale: int, time_limit: float) -> None:
     """Per type: the most of each shape alone, of each bundle type alone,
     and the best for the demand's weights."""
     trials = [prices_from(None, items, scale)]
@@ -66,14 +65,14 @@ def seed(master: Master, pricers: dict[int, Pricer], items: Items, scale: int, t
     trials += [Prices(scale, {}, {b: -scale}) for b in range(len(items.bundles))]
     for pr in pricers.values():
         for p in trials:
-            for _, c in pr.price(p, time_limit, workers).configs[:1]:
+            for _, c in pr.price(p, time_limit).configs[:1]:
                 master.add(c)
 
 
 def generate(master: Master, pricers: dict[int, Pricer], items: Items, types: list[NodeType], deadline: float,
-             workers: int, progress: bool = False) -> ColgenResult:
+             progress: bool = False) -> ColgenResult:
     scale = scale_for(items)
-    seed(master, pricers, items, scale, max(0.5, (deadline - time.perf_counter()) / 20), workers)
+    seed(master, pricers, items, scale, max(0.5, (deadline - time.perf_counter()) / 20))
     best: Fraction | None = None
     lp_value, it, converged, spent = 0.0, 0, False, 0.0
     while it < MAX_ITERATIONS:
@@ -85,7 +84,7 @@ def generate(master: Master, pricers: dict[int, Pricer], items: Items, types: li
         added, proved = 0, True
         left = deadline - time.perf_counter()
         for tid, pr in pricers.items():
-            res = pr.price(prices, max(0.2, left / (2 * len(pricers))), workers)
+            res = pr.price(prices, max(0.2, left / (2 * len(pricers))))
             spent += res.seconds
             bounds[tid] = res.bound
             proved = proved and res.status == "OPTIMAL"

@@ -19,6 +19,7 @@ from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.master import DemandSide, Solution
 from dralloc.planner.mixed.nodetypes import NodeType
 from dralloc.planner.mixed.pricing import Pricer
+from dralloc.solver.search import interleaved
 
 DIRECT_NODES = 4          # this few nodes: the compact model straight away
 COMPACT_NODES = 12        # this few: the compact model when column generation proves nothing
@@ -57,8 +58,7 @@ def solve_compact(items: Items, types: list[NodeType], slices_of: Callable[[str]
     if hint is not None:
         side.hint(m, hint)
         _hint_nodes(types, by_type, {pr.t.id: pr for pr in pricers}, hint)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = workers
+    solver = interleaved(cp_model.CpSolver(), workers)
     solver.parameters.max_time_in_seconds = max(0.1, time_limit)
     code = solver.solve(m)
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -89,7 +89,7 @@ class MixedFit:
         master = Master(self.items, self.types)
         for c in seed.x:
             master.add(c)
-        cg = generate(master, pricers, self.items, self.types, t0 + 0.5 * time_limit, self.workers, self.progress)
+        cg = generate(master, pricers, self.items, self.types, t0 + 0.5 * time_limit, self.progress)
         bound = math.floor(cg.bound)
         sol = master.solve_ip(max(0.5, t0 + 0.8 * time_limit - time.perf_counter()), self.workers, seed, bound)
         out.bound = bound

@@ -57,7 +57,7 @@ class Counted:
         """True, False (proven), or None (not decided in time)."""
         self.added.extra = k - 1        # the type holds the one copy already: base - 1 + k nodes
         t0 = time.perf_counter()
-        cg = generate(self.master, self.pricers, self.items, self.types, t0 + 0.6 * time_limit, self.workers)
+        cg = generate(self.master, self.pricers, self.items, self.types, t0 + 0.6 * time_limit)
         if math.floor(cg.bound) < self.total:
             return False
         sol = self.master.solve_ip(max(0.5, t0 + time_limit - time.perf_counter()), self.workers,

@@ -28,6 +28,7 @@ from dralloc.errors import DrallocError
 from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.nodetypes import NodeType
 from dralloc.planner.mixed.pricing import Config
+from dralloc.solver.search import interleaved
 
 
 @dataclass
@@ -116,8 +117,7 @@ class Master:
             for c, v in x.items():
                 m.add_hint(v, hint.x.get(c, 0))
             side.hint(m, hint)
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = workers
+        solver = interleaved(cp_model.CpSolver(), workers)
         solver.parameters.max_time_in_seconds = max(0.1, time_limit)
         # an answer meeting the bound is optimal over all configurations: stop there
         code = solver.solve(m, _StopAt(target) if target is not None else None)

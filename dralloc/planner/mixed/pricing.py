@@ -36,6 +36,7 @@ from dralloc.inventory.problem import build_problem
 from dralloc.models import ObjectMeta, ResourceClaim, ResourceSlice
 from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.nodetypes import NodeType
+from dralloc.solver.search import interleaved
 
 Members = tuple[int, ...]                        # pods per slot of a bundle copy
 
@@ -268,13 +269,16 @@ class Pricer:
                                for bd in self.bundles if solver.value(bd.active)))
         return Config(self.t.id, shapes, bundles)
 
-    def price(self, prices: Prices, time_limit: float, workers: int = 2) -> PriceResult:
+    def price(self, prices: Prices, time_limit: float) -> PriceResult:
+        """The best configuration at these prices, with every improving one
+        met on the way (more columns per round). One search thread: the
+        improving solutions a racing or interleaved search reports depend on
+        which of its workers finishes first, and so would the columns."""
         t0 = time.perf_counter()
         self.m.clear_objective()
         obj = self.objective(prices)
         self.m.maximize(obj)
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = workers
+        solver = interleaved(cp_model.CpSolver(), 1)
         solver.parameters.max_time_in_seconds = max(0.05, time_limit)
         found = _Collect(self, obj)
         code = solver.solve(self.m, found)
