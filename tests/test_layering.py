@@ -117,3 +117,36 @@ def test_a_lower_import_is_caught() -> None:
     """The rule itself: the checker importing the solver would be refused."""
     assert RANK[room("dralloc.solver.cpsat")] > RANK[room("dralloc.checker.rules")]
     assert RANK[room("dralloc.planner.view.cluster")] < RANK[room("dralloc.planner.questions.pattern")]
+
+
+def _module_edges(path: Path, modules: set[str]) -> set[str]:
+    """The dralloc modules ``path`` imports (function-level and TYPE_CHECKING
+    imports included); ``from pkg import sub`` names the submodule, and a
+    package's __init__ that only hands names on is not a module of its own."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            subs = {f"{node.module}.{a.name}" for a in node.names} & modules
+            out.update(subs or {node.module})
+    return {m for m in out if m in modules}
+
+
+def test_no_import_circles_inside_a_room() -> None:
+    """No two modules import each other, directly or around a loop, even
+    inside one package (the re-cut broke the last ones: encoders' model and
+    families, CEL's values and errors, interp and its macros, the audit's
+    pending pods and gangs, optimal and first-fit)."""
+    import networkx as nx
+
+    faces = {_module(f) for f in FILES if f.name == "__init__.py"}
+    modules = {_module(f) for f in FILES} - faces
+    graph = nx.DiGraph()
+    for f in FILES:
+        here = _module(f)
+        if here in modules:
+            graph.add_edges_from((here, there) for there in _module_edges(f, modules) if there != here)
+    circles = sorted(sorted(c) for c in nx.simple_cycles(graph))
+    assert not circles, f"import circles: {circles}"

@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dralloc.audit.analysis import JOINT_TIME_LIMIT, PendingAnalysis
 from dralloc.audit.joint import Group, place_jointly
-from dralloc.audit.pending import JOINT_TIME_LIMIT, PendingAnalysis
 from dralloc.audit.state import pod_key
 from dralloc.checker.finding import INFO, WARNING, Finding
 from dralloc.errors import InputError

@@ -41,6 +41,9 @@ class Env:
             raise cost_exceeded()
 
 
+Fn = Callable[[Env], Any]   # a compiled expression: evaluates in an Env
+
+
 _current: ContextVar[Env | None] = ContextVar("dralloc_cel_env", default=None)
 
 

@@ -12,13 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from dralloc.cel import ops
-from dralloc.cel.cost import Env, traversal
+from dralloc.cel.cost import Env, Fn, traversal
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.library import COSTS, GLOBAL, MEMBER
+from dralloc.cel.macros import compile_bind, compile_macro
 from dralloc.cel.parse import Call, Ident, Index, ListLit, Lit, MapLit, Node, Select
 from dralloc.cel.values import CelType, Opt, type_name
 
-Fn = Callable[["Env"], Any]
 NAMESPACES = frozenset({"cel", "lists", "strings", "sets", "optional", "math", "ip", "format"})
 TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map",
                         "null_type", "type"})
@@ -117,11 +117,9 @@ def _call(node: Call, scope: frozenset[str]) -> Fn:
     if target is None and fn == "has":
         return _has(node, scope)
     if target is not None and fn in MACROS and args and isinstance(args[0], Ident):
-        from dralloc.cel.macros import compile_macro
         return compile_macro(node, scope, compile_node)
     if isinstance(target, Ident) and target.name in NAMESPACES and target.name not in scope:
         if target.name == "cel" and fn == "bind":
-            from dralloc.cel.macros import compile_bind
             return compile_bind(node, scope, compile_node)
         return _invoke(f"{target.name}.{fn}", GLOBAL.get(f"{target.name}.{fn}"),
                        [compile_node(a, scope) for a in args])

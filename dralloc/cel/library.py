@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import re2
-
 from dralloc.cel import libconv, libext, libformat, libnamed, libnet, libtime, libtypes, liburl
 from dralloc.cel.cost import COST_LIMIT, cost_exceeded, text_cost, traversal
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.libconv import go_str
+from dralloc.cel.regex import regex as _regex
 from dralloc.cel.values import (
     CelType,
     Opt,
@@ -32,25 +31,6 @@ def _want(fn: str, args: tuple[Any, ...], *types: type | tuple[type, ...]) -> No
     for a, t in zip(args, types, strict=True):
         if not isinstance(a, t) or (isinstance(a, bool) and t in (int, (int, float))):
             raise no_overload(fn, *args)
-
-
-_regex_cache: dict[str, Any] = {}
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False   # a bad pattern is a CEL error, not a line on stderr
-
-
-def _regex(pattern: str) -> Any:
-    r = _regex_cache.get(pattern)
-    if r is None:
-        try:
-            r = re2.compile(go_str(pattern), _RE2_OPTIONS)
-        except Exception as e:  # re2.error
-            why = e.args[0].decode("utf-8", "replace") if e.args and isinstance(e.args[0], bytes) else str(e)
-            raise CELRuntimeError(f"invalid regular expression {pattern!r}: {why}") from None
-        if len(_regex_cache) > 1024:
-            _regex_cache.clear()
-        _regex_cache[pattern] = r
-    return r
 
 
 # ---------------------------------------------------------------- standard

@@ -8,6 +8,7 @@ from typing import Any
 from dralloc.cel.cost import charge
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.libconv import go_str
+from dralloc.cel.regex import regex
 from dralloc.cel.values import INT64_MAX, INT64_MIN, Semver, SemverError
 from dralloc.quantity import Quantity, QuantityError
 
@@ -156,24 +157,20 @@ def m_is_greater(*a: Any) -> bool:
 
 
 def r_find(*a: Any) -> str:
-    from dralloc.cel.library import _regex
-
     if len(a) != 2 or not isinstance(a[0], str) or not isinstance(a[1], str):
         raise no_overload("find", *a)
-    m = _regex(a[1]).search(go_str(a[0]))
+    m = regex(a[1]).search(go_str(a[0]))
     return "" if m is None else str(m.group(0))
 
 
 def r_find_all(*a: Any) -> list[str]:
-    from dralloc.cel.library import _regex
-
     if len(a) not in (2, 3) or not isinstance(a[0], str) or not isinstance(a[1], str):
         raise no_overload("findAll", *a)
     limit = a[2] if len(a) == 3 else -1
     if not isinstance(limit, int) or isinstance(limit, bool):
         raise no_overload("findAll", *a)
     out: list[str] = []
-    for m in _regex(a[1]).finditer(go_str(a[0])):
+    for m in regex(a[1]).finditer(go_str(a[0])):
         if len(out) == limit:
             break
         charge(5)   # each match, as it is found (an empty pattern matches everywhere)

@@ -13,7 +13,7 @@ from dralloc.cel.parse import Call, Ident, Node
 from dralloc.cel.values import Opt, cel_cmp
 
 if TYPE_CHECKING:
-    from dralloc.cel.interp import Env, Fn
+    from dralloc.cel.cost import Env, Fn
 
 Compiler = Callable[[Node, frozenset[str]], "Fn"]
 

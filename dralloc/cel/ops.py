@@ -13,7 +13,7 @@ from dralloc.cel.libtime import TimeValue
 from dralloc.cel.values import INT64_MIN, Opt, UInt, cel_cmp, cel_eq, check_int, check_uint
 
 if TYPE_CHECKING:
-    from dralloc.cel.interp import Env, Fn
+    from dralloc.cel.cost import Env, Fn
 
 EMPTY: dict[str, Any] = {}
 

@@ -13,9 +13,8 @@ from functools import total_ordering
 from typing import Any
 
 from dralloc.cel.cost import charge
-from dralloc.cel.errors import CELRuntimeError
+from dralloc.cel.errors import CELRuntimeError, type_name
 from dralloc.cel.libtime import TimeValue
-from dralloc.quantity import Quantity
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -25,11 +24,15 @@ UINT64_MAX = 2**64 - 1
 class UInt(int):
     """A CEL uint."""
 
+    cel_type_name = "uint"
+
     __slots__ = ()
 
 
 class CelType:
     """A CEL type value, as returned by ``type(x)``."""
+
+    cel_type_name = "type"
 
     __slots__ = ("name",)
 
@@ -48,6 +51,8 @@ class CelType:
 
 class Opt:
     """A CEL optional value; ``Opt.NONE`` is the empty optional."""
+
+    cel_type_name = "optional_type"
 
     __slots__ = ("value", "present")
     NONE: Opt
@@ -81,6 +86,8 @@ class SemverError(ValueError):
 @total_ordering
 class Semver:
     """A strict semantic version 2.0.0 value (precedence ignores build metadata)."""
+
+    cel_type_name = "kubernetes.Semver"
 
     __slots__ = ("major", "minor", "patch", "pre", "build", "text")
 
@@ -175,37 +182,6 @@ def _cmp_pre(a: tuple[str, ...], b: tuple[str, ...]) -> int:
             return -1 if xd else 1
         return -1 if x < y else 1
     return -1 if len(a) < len(b) else 1
-
-
-def type_name(v: Any) -> str:
-    """The CEL type name of a runtime value."""
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, UInt):
-        return "uint"
-    if isinstance(v, int):
-        return "int"
-    if isinstance(v, float):
-        return "double"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, bytes):
-        return "bytes"
-    if v is None:
-        return "null_type"
-    if isinstance(v, list | tuple):
-        return "list"
-    if isinstance(v, dict):
-        return "map"
-    if isinstance(v, Quantity):
-        return "kubernetes.Quantity"
-    if isinstance(v, Semver):
-        return "kubernetes.Semver"
-    if isinstance(v, Opt):
-        return "optional_type"
-    if isinstance(v, CelType):
-        return "type"
-    return str(getattr(type(v), "cel_type_name", type(v).__name__))
 
 
 def _is_num(v: Any) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from dralloc.encoders.model import Encoding, Option
+from dralloc.encoders.base import Encoding, Option
 from dralloc.features import Variant
 from dralloc.inventory.attributes import as_set, lookup_attribute, scalar
 from dralloc.models import DeviceConstraint

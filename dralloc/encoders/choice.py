@@ -5,8 +5,8 @@ holds at most 32 results."""
 
 from __future__ import annotations
 
+from dralloc.encoders.base import Encoding, Option
 from dralloc.encoders.linear import NeedsReplay
-from dralloc.encoders.model import Encoding, Option
 from dralloc.errors import AllocationError
 from dralloc.inventory.candidates import request_candidates
 from dralloc.inventory.pools import PoolDevice

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
+from dralloc.encoders.base import Encoding
 from dralloc.encoders.linear import at_most, forbid
-from dralloc.encoders.model import Encoding
 from dralloc.features import Variant
 from dralloc.inventory.pools import CounterMap, Pool
 

@@ -10,8 +10,8 @@ from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
+from dralloc.encoders.base import Encoding, Option
 from dralloc.encoders.linear import at_most, forbid
-from dralloc.encoders.model import Encoding, Option
 from dralloc.features import Variant
 from dralloc.inventory.capacity import calculate_consumed, violates_policy
 from dralloc.inventory.pools import PoolDevice

@@ -10,46 +10,18 @@ from dralloc.features import Features, Variant
 from dralloc.inventory.capacity import UnknownCapacity, request_over_capacity_ok
 from dralloc.inventory.pools import Pool, PoolDevice
 from dralloc.inventory.selectable import Selectability
+from dralloc.inventory.spec import RequestSpec
 from dralloc.inventory.state import AllocatedState
 from dralloc.models import (
     DeviceClass,
     DeviceConstraint,
     DeviceRequest,
     DeviceSubRequest,
-    DeviceToleration,
     ExactDeviceRequest,
     ResourceClaim,
 )
-from dralloc.quantity import Quantity
 
 MAX_RESULTS = 32
-
-
-@dataclass(eq=False)
-class RequestSpec:
-    """One plain request or one firstAvailable alternative, ready to search."""
-
-    claim_index: int
-    claim_key: str
-    name: str          # the name results carry: "parent/sub" or the plain name
-    base: str          # the request's name
-    sub: str           # the sub-request's name, "" for a plain request
-    key: tuple[int, int, int]  # (claim, request, sub or -1)
-    device_class_name: str
-    class_selectors: list[str]
-    selectors: list[str]
-    mode: str
-    count: int
-    admin: bool
-    tolerations: list[DeviceToleration] | None
-    capacity: dict[str, Quantity] | None
-    device_class: DeviceClass | None = None
-    all_devices: list[PoolDevice] | None = None
-    num_devices: int = 0
-
-    @property
-    def is_all(self) -> bool:
-        return self.mode == "All"
 
 
 @dataclass(eq=False)

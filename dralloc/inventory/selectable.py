@@ -17,7 +17,7 @@ from dralloc.inventory.pools import DeviceID, PoolDevice
 from dralloc.models import Node
 
 if TYPE_CHECKING:
-    from dralloc.inventory.requests import RequestSpec
+    from dralloc.inventory.spec import RequestSpec
 
 
 class Selectability:

@@ -20,7 +20,7 @@ from dralloc.solver.cancel import cancel_on
 from dralloc.solver.modes import DEFAULT_MODE, MODES, objective_names
 from dralloc.solver.outcome import COMPARE, Outcome, Status
 from dralloc.solver.replay_run import run_replay
-from dralloc.solver.shareids import ShareIDPolicy
+from dralloc.solver.shareids import ShareIDPolicy, ShareIDs
 from dralloc.solver.shareids import share_ids as make_share_ids
 from dralloc.validation.admission import admit, admit_object
 
@@ -141,13 +141,22 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
         if mode == "replay":
             out = run_replay(problem, base, make, time_limit)
         else:
-            from dralloc.solver.cpsat import solve  # OR-Tools only when asked for
-
-            out = solve(problem, base, mode, objective=objective, time_limit=time_limit, share_ids=make,
-                        compare=compare, compare_time_limit=compare_time_limit)
+            out = _cpsat(problem, base, mode, objective, time_limit, make, compare, compare_time_limit)
     if verify:
         check_answer(objs, problem, out)
     return out
+
+
+def _cpsat(problem: Problem, out: Outcome, mode: str, objective: str | None, time_limit: float | None,
+           share_ids: ShareIDs, compare: str, compare_time_limit: float | None) -> Outcome:
+    """The CP-SAT modes (OR-Tools is loaded only when one is asked for)."""
+    if mode == "optimal":
+        from dralloc.solver.optimal import solve_optimal
+
+        return solve_optimal(problem, out, objective, time_limit, share_ids)
+    from dralloc.solver.cpsat import first_fit
+
+    return first_fit(problem, out, time_limit, share_ids, compare, compare_time_limit)
 
 
 def check_answer(objs: ObjectSet, problem: Problem, out: Outcome) -> None:

@@ -20,14 +20,13 @@ from dralloc.encoders.model import Encoding, encode
 from dralloc.errors import AllocationError
 from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
-from dralloc.inventory.requests import MAX_RESULTS
-from dralloc.inventory.triggers import ORDER_DEPENDENT_ERROR, find_triggers
+from dralloc.inventory.triggers import find_triggers
 from dralloc.solver.cancel import CANCELLED, cancel_requested
 from dralloc.solver.cancel import solve as solve_cancellable
-from dralloc.solver.compare import DEFAULT_COMPARE_SECONDS, compare_with_kubernetes
+from dralloc.solver.compare import compare_with_kubernetes
 from dralloc.solver.limits import limit_or_default, stopped
 from dralloc.solver.outcome import REPLAY_NOTE, KubernetesAnswer, Outcome, Status
-from dralloc.solver.replay import Chosen, ReplaySearch, SearchStopped
+from dralloc.solver.replay import Chosen
 from dralloc.solver.replay_run import run_replay
 from dralloc.solver.results import build_allocation
 from dralloc.solver.search import fixed_search
@@ -88,18 +87,16 @@ def first_fit_solve(enc: Encoding, time_limit: float) -> tuple[cp_model.CpSolver
     return solver, status
 
 
-def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = None,
-          time_limit: float | None = None, share_ids: ShareIDs = derived,
-          compare: str = "auto", compare_time_limit: float | None = None) -> Outcome:
-    """``compare`` (first-fit): what to find out about Kubernetes' own answer
+def first_fit(problem: Problem, out: Outcome, time_limit: float | None = None, share_ids: ShareIDs = derived,
+              compare: str = "auto", compare_time_limit: float | None = None) -> Outcome:
+    """First-fit mode: Kubernetes' answer through CP-SAT's fixed search.
+    ``compare``: what to find out about Kubernetes' own answer
     (:func:`dralloc.solver.compare.compare_with_kubernetes`)."""
     t0 = time.perf_counter()
     try:
-        enc = encode(problem, optional_claims=(mode == "optimal" and _wants_optional(objective)))
+        enc = encode(problem)
     except NeedsReplay as e:
-        return _by_replay(problem, out, share_ids, str(e), time_limit)
-    if mode == "optimal":
-        return _optimal(problem, enc, out, objective, time_limit, share_ids)
+        return by_replay(problem, out, share_ids, str(e), time_limit)
     limit = limit_or_default(time_limit)
     solver, status = first_fit_solve(enc, limit)
     out.solver = {"status": solver.StatusName(status), "wall_time_s": round(time.perf_counter() - t0, 6),
@@ -129,48 +126,7 @@ def solve(problem: Problem, out: Outcome, mode: str, objective: str | None = Non
     return out
 
 
-def _optimal(problem: Problem, enc: Encoding, out: Outcome, objective: str | None,
-             time_limit: float | None, share_ids: ShareIDs) -> Outcome:
-    """Optimal mode, with Kubernetes' errors: where the allocator fails (invalid
-    pools and no full answer, a fatal error its search meets), so does optimal."""
-    from dralloc.solver.optimal import optimize
-
-    try:
-        optimize(enc, out, objective, time_limit, share_ids)
-    except AllocationError as e:
-        out.status, out.error, out.allocations = Status.ERROR, str(e), None
-        return out
-    if out.status is not Status.ALLOCATED and problem.has_invalid_pool():
-        out.notes.append(f"CP-SAT alone: {out.status.value}")
-        out.status, out.error, out.allocations = Status.ERROR, "invalid resource pools were encountered", None
-        return out
-    if not _search_may_fail(problem):
-        return out
-    search = ReplaySearch(problem, time_limit=DEFAULT_COMPARE_SECONDS)
-    try:
-        search.run()
-    except SearchStopped as e:
-        out.notes.append(f"Kubernetes' search stopped after {e.steps} steps ({DEFAULT_COMPARE_SECONDS:g} s): "
-                         "a fatal error it could meet later is not known")
-    except AllocationError as e:
-        out.notes.append(f"CP-SAT alone: {out.status.value}; the Kubernetes search fails first")
-        out.status, out.error, out.allocations = Status.ERROR, str(e), None
-    return out
-
-
-def _search_may_fail(problem: Problem) -> bool:
-    """Whether Kubernetes' search can end in a fatal error that depends on its
-    order (selector errors are caught when the model is built): a constraint
-    that can refuse a device of an All request (the defect triggers name it),
-    or a claim whose alternatives can together ask for more than 32 results
-    ("allocation max size exceeded")."""
-    for plan in problem.plans:
-        if sum(max((o.num_devices for o in slot.options), default=0) for slot in plan.slots) > MAX_RESULTS:
-            return True
-    return any(t.defect == ORDER_DEPENDENT_ERROR for t in find_triggers(problem))
-
-
-def _by_replay(problem: Problem, out: Outcome, share_ids: ShareIDs, why: str,
+def by_replay(problem: Problem, out: Outcome, share_ids: ShareIDs, why: str,
                time_limit: float | None) -> Outcome:
     """The encoding cannot answer (``why``): a selector fails on some device
     (which error Kubernetes reports, or whether it reaches that device at all,
@@ -183,7 +139,3 @@ def _by_replay(problem: Problem, out: Outcome, share_ids: ShareIDs, why: str,
                                       f"replay's: {why}",
                                       triggers=[str(t) for t in find_triggers(problem)], steps=res.steps)
     return res
-
-
-def _wants_optional(objective: str | None) -> bool:
-    return objective is None or "claims" in objective.split(",")

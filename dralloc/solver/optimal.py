@@ -21,13 +21,19 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from dralloc.encoders.model import Encoding
-from dralloc.errors import InputError
+from dralloc.encoders.choice import NeedsReplay
+from dralloc.encoders.model import Encoding, encode
+from dralloc.errors import AllocationError, InputError
+from dralloc.inventory.problem import Problem
+from dralloc.inventory.requests import MAX_RESULTS
+from dralloc.inventory.triggers import ORDER_DEPENDENT_ERROR, find_triggers
 from dralloc.solver.cancel import CANCELLED, cancel_requested, solve
-from dralloc.solver.cpsat import _params, decode, fill, first_fit_solve
+from dralloc.solver.compare import DEFAULT_COMPARE_SECONDS
+from dralloc.solver.cpsat import _params, by_replay, decode, fill, first_fit_solve
 from dralloc.solver.limits import Deadline, stopped
 from dralloc.solver.modes import OBJECTIVES, objective_names
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.replay import ReplaySearch, SearchStopped
 from dralloc.solver.shareids import ShareIDs
 
 SCALE = 1000
@@ -242,3 +248,51 @@ def _canonical(enc: Encoding, found: cp_model.CpSolver, deadline: Deadline,
 
 def _all_vars(enc: Encoding) -> list[cp_model.IntVar]:
     return [enc.model.GetBoolVarFromProtoIndex(i) for i in range(len(enc.model.proto.variables))]
+
+
+def solve_optimal(problem: Problem, out: Outcome, objective: str | None, time_limit: float | None,
+                  share_ids: ShareIDs) -> Outcome:
+    """Optimal mode, with Kubernetes' errors: where the allocator fails (invalid
+    pools and no full answer, a fatal error its search meets), so does optimal.
+    Where the encoding cannot answer, the replay does (as in first-fit)."""
+    try:
+        enc = encode(problem, optional_claims=_wants_optional(objective))
+    except NeedsReplay as e:
+        return by_replay(problem, out, share_ids, str(e), time_limit)
+    try:
+        optimize(enc, out, objective, time_limit, share_ids)
+    except AllocationError as e:
+        out.status, out.error, out.allocations = Status.ERROR, str(e), None
+        return out
+    if out.status is not Status.ALLOCATED and problem.has_invalid_pool():
+        out.notes.append(f"CP-SAT alone: {out.status.value}")
+        out.status, out.error, out.allocations = Status.ERROR, "invalid resource pools were encountered", None
+        return out
+    if not _search_may_fail(problem):
+        return out
+    search = ReplaySearch(problem, time_limit=DEFAULT_COMPARE_SECONDS)
+    try:
+        search.run()
+    except SearchStopped as e:
+        out.notes.append(f"Kubernetes' search stopped after {e.steps} steps ({DEFAULT_COMPARE_SECONDS:g} s): "
+                         "a fatal error it could meet later is not known")
+    except AllocationError as e:
+        out.notes.append(f"CP-SAT alone: {out.status.value}; the Kubernetes search fails first")
+        out.status, out.error, out.allocations = Status.ERROR, str(e), None
+    return out
+
+
+def _search_may_fail(problem: Problem) -> bool:
+    """Whether Kubernetes' search can end in a fatal error that depends on its
+    order (selector errors are caught when the model is built): a constraint
+    that can refuse a device of an All request (the defect triggers name it),
+    or a claim whose alternatives can together ask for more than 32 results
+    ("allocation max size exceeded")."""
+    for plan in problem.plans:
+        if sum(max((o.num_devices for o in slot.options), default=0) for slot in plan.slots) > MAX_RESULTS:
+            return True
+    return any(t.defect == ORDER_DEPENDENT_ERROR for t in find_triggers(problem))
+
+
+def _wants_optional(objective: str | None) -> bool:
+    return objective is None or "claims" in objective.split(",")
