@@ -12,6 +12,7 @@ time) and the answers. Written up in docs/benchmarks.md ("Planner")."""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -27,6 +28,9 @@ from dralloc.planner.simulate.replaysim import simulate_replay
 from dralloc.planner.view.cluster import DEFAULT_GATES, build_cluster
 from dralloc.planner.view.demand import demand_from
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import replicated_cluster  # noqa: E402
+
 GPU = "a100-40gb"
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 MIX = {"1g.5gb": 45, "2g.10gb": 25, "3g.20gb": 20, "4g.20gb": 5, "7g.40gb": 5}
@@ -36,20 +40,7 @@ def in_memory(nodes: int, gpus: int) -> ObjectSet:
     """Parse one node, copy it with each node's name and pool (parsing 1,000
     nodes of 208 devices, ~15 counters each, costs minutes of exact quantity
     parsing that says nothing about planning; --yaml measures it)."""
-    base = gen.objects(gen.cluster(1, GPU, gpus))
-    out = ObjectSet()
-    for c in base.classes:
-        out.add(c)
-    node, slices = base.nodes[0], base.slices
-    for i in range(nodes):
-        name = f"node-{i:04d}"
-        out.add(node.model_copy(update={"metadata": node.metadata.model_copy(update={"name": name})}))
-        for s in slices:
-            spec = s.spec.model_copy(update={"node_name": name,
-                                             "pool": s.spec.pool.model_copy(update={"name": name})})
-            meta = s.metadata.model_copy(update={"name": s.name.replace("node-0000", name)})
-            out.add(s.model_copy(update={"metadata": meta, "spec": spec}))
-    return out
+    return replicated_cluster(nodes, gpus)
 
 
 def write_yaml(out: Path, nodes: int, gpus: int, per_file: int = 100) -> list[Path]:
