@@ -30,7 +30,7 @@ from dralloc.audit.state import pod_key
 from dralloc.checker.finding import INFO, WARNING, Finding
 from dralloc.errors import InputError
 from dralloc.gangs import Gang, GangReader
-from dralloc.inventory.nodesel import NodeSelectorError, selector_matches
+from dralloc.inventory.nodesel import NodeSelectorError, allocation_admits
 from dralloc.models import Node, Pod, ResourceClaim
 
 
@@ -43,13 +43,10 @@ class _Gang:
 
 
 def _visible(claim: ResourceClaim, node: Node) -> bool:
-    alloc = claim.status.allocation if claim.status else None
-    if alloc is None or alloc.node_selector is None:
-        return True
     try:
-        return selector_matches(alloc.node_selector, node)
+        return allocation_admits(claim, node)
     except NodeSelectorError:
-        return False
+        return False   # admission reports a malformed one (validation/objects.py)
 
 
 def read_gangs(pa: PendingAnalysis, pending: list[Pod]) -> tuple[list[_Gang], list[Finding]]:

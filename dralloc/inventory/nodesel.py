@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from dralloc.errors import DrallocError
-from dralloc.models import Node, NodeSelector, NodeSelectorRequirement
+from dralloc.models import Node, NodeSelector, NodeSelectorRequirement, ResourceClaim
 
 _NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
 _KEY = re.compile(rf"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?{_NAME}$")
@@ -107,3 +107,13 @@ def node_matches(node: Node, node_name: str | None, all_nodes: bool | None,
     if selector is not None:
         return selector_matches(selector, node)
     return False
+
+
+def allocation_admits(claim: ResourceClaim, node: Node) -> bool:
+    """Whether a pod on ``node`` may use the allocated ``claim``: its
+    allocation's node selector (none: every node) matches the node. Raises
+    :class:`NodeSelectorError` when the selector is malformed."""
+    alloc = claim.status.allocation if claim.status else None
+    if alloc is None or alloc.node_selector is None:
+        return True
+    return selector_matches(alloc.node_selector, node)

@@ -31,7 +31,7 @@ from typing import Any
 from dralloc.cluster import Cluster
 from dralloc.errors import InputError
 from dralloc.features import Features
-from dralloc.inventory.nodesel import NodeSelectorError, selector_matches
+from dralloc.inventory.nodesel import NodeSelectorError, allocation_admits
 from dralloc.io import ObjectSet
 from dralloc.models import (
     AllocationResult,
@@ -73,12 +73,10 @@ class PodsSim:
 
 
 def visible_on(claim: ResourceClaim, node: Node) -> bool:
-    """Whether a pod on ``node`` may use the allocated ``claim``."""
-    alloc = claim.status.allocation if claim.status else None
-    if alloc is None or alloc.node_selector is None:
-        return True
+    """Whether a pod on ``node`` may use the allocated ``claim`` (a malformed
+    allocation selector is an input error naming the claim)."""
     try:
-        return selector_matches(alloc.node_selector, node)
+        return allocation_admits(claim, node)
     except NodeSelectorError as e:
         raise InputError(f"ResourceClaim {claim.key}: status.allocation.nodeSelector: {e}") from None
 
