@@ -65,15 +65,20 @@ def _module(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    out: set[str] = set()
-    for node in ast.walk(tree):
+def _import_statements(path: Path) -> list[tuple[str, list[str]]]:
+    """Every absolute import in ``path`` (function-level and TYPE_CHECKING ones
+    included): (module, the names taken from it; none for ``import m``)."""
+    out: list[tuple[str, list[str]]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
+            out.extend((a.name, []) for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out.add(node.module)
+            out.append((node.module, [a.name for a in node.names]))
     return out
+
+
+def _imports(path: Path) -> set[str]:
+    return {module for module, _ in _import_statements(path)}
 
 
 FILES = sorted(PKG.rglob("*.py"))
@@ -120,18 +125,14 @@ def test_a_lower_import_is_caught() -> None:
 
 
 def _module_edges(path: Path, modules: set[str]) -> set[str]:
-    """The dralloc modules ``path`` imports (function-level and TYPE_CHECKING
-    imports included); ``from pkg import sub`` names the submodule, and a
-    package's __init__ that only hands names on is not a module of its own."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    """The dralloc modules ``path`` imports; ``from pkg import sub`` names the
+    submodule, and a package's __init__ that only hands names on is not a
+    module of its own."""
     out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            subs = {f"{node.module}.{a.name}" for a in node.names} & modules
-            out.update(subs or {node.module})
-    return {m for m in out if m in modules}
+    for module, names in _import_statements(path):
+        subs = {f"{module}.{n}" for n in names} & modules
+        out.update(subs or {module})
+    return out & modules
 
 
 def test_no_import_circles_inside_a_room() -> None:
