@@ -16,15 +16,17 @@ from dralloc.solver.limits import limit_or_default, stopped
 
 
 def groups(cluster: Cluster) -> list[Group]:
-    """Demand grouped by (claim type, priority), weighted lexicographically."""
-    weights = cluster.demand.weights()
+    """Demand grouped by (claim type, priority), weighted by the objective
+    (``priority``: lexicographically)."""
     total: dict[tuple[int, int], int] = {}
+    weight: dict[tuple[int, int], int] = {}
     for w in cluster.demand.workloads:
         total[w.type, w.priority] = total.get((w.type, w.priority), 0) + w.replicas
+        weight[w.type, w.priority] = cluster.demand.weight(w)     # one claim type and priority: one weight
     out = []
     for (t, p), n in sorted(total.items(), key=lambda kv: (-kv[0][1], kv[0][0])):
         kinds = frozenset(k for k, (mask, _) in enumerate(cluster.kinds) if t in mask)
-        out.append(Group(f"{cluster.demand.types[t].key}@{p}", kinds, n, weights[p]))
+        out.append(Group(f"{cluster.demand.types[t].key}@{p}", kinds, n, weight[t, p]))
     return out
 
 
@@ -76,8 +78,7 @@ def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None
 
 
 def _weighted(cluster: Cluster, sim: SimResult) -> int:
-    weights = cluster.demand.weights()
-    return sum(weights[w.priority] * sim.served.get(w.name, 0) for w in cluster.demand.workloads)
+    return sum(cluster.demand.weight(w) * sim.served.get(w.name, 0) for w in cluster.demand.workloads)
 
 
 def with_added(cluster: Cluster, template: int, k: int, keep: bool = True) -> Cluster:
