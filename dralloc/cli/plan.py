@@ -14,6 +14,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cli import common
+from dralloc.planner.objective import DEFAULT as DEFAULT_OBJECTIVE
+from dralloc.planner.objective import OBJECTIVES
 from dralloc.planner.questions import QUESTIONS
 from dralloc.planner.simulate import POLICIES
 
@@ -38,6 +40,9 @@ def register(sub: Any) -> None:
     p.add_argument("--policy", choices=POLICIES, default="first",
                    help="node choice of the first-fit simulation: first feasible by name, or the feasible "
                         "node with the most / least DRA utilisation (as cluster-autoscaler computes it)")
+    p.add_argument("--objective", choices=tuple(OBJECTIVES), default=DEFAULT_OBJECTIVE,
+                   help="what the optimum maximises: " + "; ".join(f"{k}: {v}" for k, v in OBJECTIVES.items())
+                        + " (add-nodes and layout place the whole demand whatever it is)")
     p.add_argument("--time-limit", type=common.seconds, metavar="SECONDS",
                    help="CP-SAT time limit per model (default: none)")
     p.add_argument("--workers", type=common.POSITIVE, default=2, help="CP-SAT workers and sweep processes")
@@ -67,7 +72,7 @@ def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
     dicts = run_all(answer_files, tasks, args.scheduler, args.workers)
     common.warn(args, sorted({w for d in dicts for w in d.get("warnings", [])}))
     return [Answer(d["question"], d["firstFit"], d["optimal"], d["gap"], {**d.get("detail", {}), **{
-        "inputs": d["inputs"]}}) for d in dicts]
+        "inputs": d["inputs"]}}, objective=d.get("objective", {})) for d in dicts]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.planner.report.tables import render
 
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
-                   template=args.template, progress=args.progress, add=args.add)
+                   template=args.template, progress=args.progress, add=args.add, objective=args.objective)
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
         answers = _sweep(args, opts)
     else:

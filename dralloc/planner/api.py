@@ -11,7 +11,9 @@ from dralloc.errors import InputError
 from dralloc.features import DEFAULT_GATES, Features
 from dralloc.io import ObjectSet, load
 from dralloc.models import Node
-from dralloc.planner.answer import Answer
+from dralloc.planner.answer import PLACES_EVERYTHING, Answer, express
+from dralloc.planner.objective import DEFAULT as DEFAULT_OBJECTIVE
+from dralloc.planner.objective import check as check_objective
 from dralloc.planner.questions import QUESTIONS
 from dralloc.planner.questions.fragmentation import fragmentation
 from dralloc.planner.questions.general import add_nodes_answer, fit_answer
@@ -21,6 +23,7 @@ from dralloc.planner.questions.repack import mixed_fragmentation
 from dralloc.planner.view.cluster import Cluster, build_cluster
 from dralloc.planner.view.demand import Demand, demand_from
 from dralloc.planner.view.pods import PodsDemand, pods_demand
+from dralloc.planner.view.weigh import weigh_pods, weigh_workloads
 from dralloc.validation.admission import admit
 
 
@@ -33,6 +36,7 @@ class Options:
     gates: tuple[str, ...] = DEFAULT_GATES
     progress: bool = False
     add: int = 0                       # fit: with this many copies of the template (node or block) added
+    objective: str = DEFAULT_OBJECTIVE  # what the optimum maximises (dralloc.planner.objective)
 
 
 def load_objects(paths: Sequence[str], strict: bool = False, last_wins: bool = False) -> ObjectSet:
@@ -65,25 +69,33 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     objs = admit(objs)
     template_objs = admit(template_objs) if template_objs is not None else None
     feats = Features.from_gates(opts.gates)
+    check_objective(opts.objective)
     if opts.add:
         if question != "fit":
             raise InputError(f"--add answers fit with added nodes; for {question} leave it out")
         objs = Grower(objs, unit_from(objs, template_objs, opts.template)).with_k(opts.add)
         template_objs = None
+    objective = opts.objective if question not in PLACES_EVERYTHING else DEFAULT_OBJECTIVE
     if question == "fragmentation" and (pending := pods_demand(objs)).pods and not pending.simple():
-        return mixed_fragmentation(objs, pending, feats, opts.time_limit, opts.workers, opts.progress)
+        weigh_pods(objs, pending, objective, feats)
+        ans = mixed_fragmentation(objs, pending, feats, opts.time_limit, opts.workers, opts.progress)
+        return express(ans, pending.weighing())
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=_progress(opts.progress))
         empty = build_cluster(without_allocations(objs), Demand(), feats)
         ans = fragmentation(state, empty, opts.time_limit, opts.workers)
         ans.cluster = state
+        ans.objective = {"name": opts.objective, "note": "no pending demand: the re-pack needs the fewest units for "
+                                                         "what is allocated, whatever the objective"}
         return ans
     general = pods_demand(objs)
     if not general.pods:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
     if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1):
-        return _ask_general(question, objs, general, opts, template_objs)
+        weigh_pods(objs, general, objective, feats)
+        return express(_ask_general(question, objs, general, opts, template_objs), general.weighing(), opts.objective)
     demand = demand_from(objs)
+    weigh_workloads(objs, demand, objective, feats)
     if not demand.workloads:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
     nodes: list[Node] = list(objs.nodes)
@@ -96,7 +108,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     cluster = build_cluster(objs, demand, feats, nodes, progress=_progress(opts.progress))
     ans = _ask(question, cluster, opts, keep)
     ans.cluster = cluster
-    return ans
+    return express(ans, demand.weighing(), opts.objective)
 
 
 def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Options,

@@ -25,19 +25,13 @@ numbers); values are reported in the objective's units, exactly."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import lcm
 from typing import Any
 
-from dralloc.errors import AllocationError, InputError
-from dralloc.features import Features
-from dralloc.inventory.candidates import request_candidates
-from dralloc.inventory.pools import PoolDevice
-from dralloc.inventory.problem import build_problem
-from dralloc.io import ObjectSet
-from dralloc.models import Node, ResourceClaim
+from dralloc.errors import InputError
 
 OBJECTIVES = {
     "priority": "pods placed, each priority above all lower ones together",
@@ -102,56 +96,6 @@ def lexicographic(pods: Iterable[tuple[str, int, int]]) -> dict[str, int]:
         per_level[level] = below + 1
         below += per_level[level] * sum(n for _, p, n in items if p == level)
     return {name: per_level[p] for name, p, _ in items}
-
-
-def gpu_share(pd: PoolDevice) -> Fraction:
-    """How much of a GPU the device is (0 for a device of another driver)."""
-    if not pd.pool.driver.startswith(GPU_DRIVER_PREFIX):
-        return Fraction(0)
-    use = pd.consumption()
-    if not use:
-        return Fraction(1)
-    compute = [(c[COMPUTE], pd.pool.counter_sets.get(s, {}).get(COMPUTE)) for s, c in use.items() if COMPUTE in c]
-    shares = [Fraction(u) / cap for u, cap in compute if cap] or [
-        Fraction(u) / cap for s, c in use.items() for n, u in c.items() if (cap := pd.pool.counter_sets.get(s, {}).get(n))]
-    return min(Fraction(1), max(shares, default=Fraction(1)))
-
-
-class ClaimValues:
-    """What one claim is given at the least, per distinct claim spec, over
-    the node types (nodes the allocator cannot tell apart)."""
-
-    def __init__(self, objs: ObjectSet, objective: str, features: Features, reps: Sequence[Node],
-                 slices_of: Callable[[Node], Any]) -> None:
-        self.objs, self.objective, self.features = objs, objective, features
-        self.reps, self.slices_of = reps, slices_of
-        self._known: dict[str, Fraction] = {}
-
-    def __call__(self, claim: ResourceClaim) -> Fraction:
-        key = claim.spec.model_dump_json(by_alias=True, exclude_none=True)
-        if key not in self._known:
-            on_nodes = [v for n in self.reps if (v := self._on(claim, n)) is not None]
-            self._known[key] = min(on_nodes) if on_nodes else Fraction(0)
-        return self._known[key]
-
-    def _on(self, claim: ResourceClaim, node: Node) -> Fraction | None:
-        bare = claim.model_copy(update={"status": None})
-        try:
-            problem = build_problem(self.slices_of(node), self.objs.classes, node, [bare], [], self.features)
-        except AllocationError:
-            return None
-        total = Fraction(0)
-        for slot in problem.plans[0].slots:
-            options = []
-            for spec in slot.options:
-                devices, _ = request_candidates(problem, spec)
-                if len(devices) >= max(1, spec.num_devices):
-                    each = min(gpu_share(d) for d in devices) if self.objective == "gpus" else Fraction(1)
-                    options.append(spec.num_devices * each)
-            if not options:
-                return None
-            total += min(options)
-        return total
 
 
 def make_weights(objective: str, pods: Sequence[tuple[str, int, int]], values: Mapping[str, Fraction] | None = None,

@@ -25,11 +25,17 @@ def table(answers: list[Answer], wide: bool = False) -> str:
         keys = [k for k in dict.fromkeys([*a.first_fit, *a.optimal]) if not isinstance(
             a.first_fit.get(k, a.optimal.get(k)), dict) or k in ("partitions",)]
         width = max([len(k) for k in keys] + [8])
-        out.append(f"{a.question}")
+        obj = a.objective
+        out.append(f"{a.question}" + (f" (objective {obj['name']}: {obj['maximises']})" if obj.get("maximises") else ""))
         out.append(f"  {'':{width}}  {'first-fit':>14}  {'optimal':>14}")
         for k in keys:
             out.append(f"  {k:{width}}  {_cell(a.first_fit.get(k)):>14}  {_cell(a.optimal.get(k)):>14}")
-        out.append(f"  {'gap':{width}}  {_cell(a.gap):>14}")
+        unit = obj.get("unit") if obj.get("name") in ("gpus", "devices") and a.question in ("fit", "fragmentation") \
+            else None
+        gap = f"gap ({unit})" if unit else "gap"
+        out.append(f"  {gap:{width}}  {_cell(a.gap):>14}")
+        if obj.get("note"):
+            out.append(f"  objective {obj['name']}: {obj['note']}")
         refused = a.detail.get("gangsKubernetesRefusesThatFit") or []
         if refused:
             out.append(f"  gangs Kubernetes refuses that fit: {', '.join(refused[:10])}"
