@@ -17,7 +17,7 @@ from typing import Any
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet
-from dralloc.models import Node, ResourceClaim
+from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.answer import Answer
 from dralloc.planner.blocks.fit import block_fit
 from dralloc.planner.general.parts import DEFAULT_TIME_LIMIT, GeneralResult, solve_parts
@@ -98,8 +98,11 @@ def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_lim
     ff_claims: dict[str, list[ResourceClaim]] = {}
     for p in greedy.placed:
         ff_claims.setdefault(p.node, []).extend(p.claims)
+    by_node: dict[str | None, list[ResourceSlice]] = {}
+    for s in objs.slices:
+        by_node.setdefault(s.spec.node_name, []).append(s)
     ans.sources = {"objs": objs, "demand": demand, "firstFit": ff_claims, "optimal": opt.claims or ff_claims,
-                   "slicesOf": lambda n: [s for s in objs.slices if s.spec.node_name == n.name]}
+                   "slicesOf": lambda n: by_node.get(n.name, [])}
     if demand.gangs:
         ff_gangs, opt_gangs = greedy_gangs(greedy, demand), placed_gangs(opt.placed, demand)
         ans.first_fit["gangs"] = sum(ff_gangs.values())

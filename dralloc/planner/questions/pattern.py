@@ -66,15 +66,30 @@ def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None
     ff_weighted = _weighted(cluster, sim)
     ans = Answer("fit", {"policy": policy, "pods": ff, "weighted": ff_weighted, "perWorkload": sim.served},
                  {**_opt(res, time_limit), "pods": served,
-                  "perGroup": {g.name: s for g, s in zip(gs, res.served, strict=False)}})
+                  "perGroup": {g.name: s for g, s in zip(gs, res.served, strict=False)},
+                  "perWorkload": per_workload(cluster, dict(zip(gs, res.served, strict=False)))})
     if res.objective is None or res.objective < ff_weighted:   # never worse than first-fit
-        ans.optimal.update({"pods": ff, "objective": ff_weighted, "note": "first-fit's answer (solver had none better)"})
+        ans.optimal.update({"pods": ff, "objective": ff_weighted, "perWorkload": sim.served,
+                            "note": "first-fit's answer (solver had none better)"})
         if res.bound is not None and res.bound <= ff_weighted:   # the bound proves first-fit's answer optimal
             ans.optimal.update({"status": "OPTIMAL", "proven": True})
     ans.gap = ans.optimal["pods"] - ff
     ans.detail = {"demand": cluster.demand.total(), "units": len(cluster.units), "unitTypes": len(cluster.types),
                   "nodes": len(cluster.nodes)}
     return ans
+
+
+def per_workload(cluster: Cluster, served: dict[Group, int]) -> dict[str, int]:
+    """A group's pods served, dealt to its workloads in queue order (pods of
+    one claim type and priority are interchangeable: any split is the same
+    answer; this one is stated)."""
+    left = {g.name: n for g, n in served.items()}
+    out = {}
+    for w in cluster.demand.queue():
+        key = f"{cluster.demand.types[w.type].key}@{w.priority}"
+        out[w.name] = min(w.replicas, left.get(key, 0))
+        left[key] = left.get(key, 0) - out[w.name]
+    return out
 
 
 def _weighted(cluster: Cluster, sim: SimResult) -> int:
