@@ -41,7 +41,10 @@ def aggregate(rows: Sequence[Row]) -> list[Row]:
 
 
 def colours(plt: Any, labels: Sequence[str]) -> dict[str, tuple[float, float, float, float]]:
-    """A colour per holder label (tab20, then tab20b/c: 60 distinct)."""
+    """A colour per holder label: tab10's distinct hues for up to ten, else
+    tab20, tab20b and tab20c (60)."""
+    if len(labels) <= 10:
+        return {lab: plt.get_cmap("tab10")(i) for i, lab in enumerate(labels)}
     maps = [plt.get_cmap(m) for m in ("tab20", "tab20b", "tab20c")]
     return {lab: maps[(i // 20) % 3](i % 20) for i, lab in enumerate(labels)}
 
@@ -62,7 +65,7 @@ def draw_rows(ax: Any, rows: Sequence[Row], palette: dict[str, Any], width: int)
     lines = [[(e, y), (e, y + 1)] for y, r in enumerate(rows) for e in r.edges if 0 < e < width]
     lines += [[(0, y), (width, y)] for y in range(1, len(rows))]
     ax.add_collection(LineCollection(lines, colors="white", linewidths=0.8))
-    size = 7 if len(rows) <= 30 else 5
+    size = 7 if len(rows) <= 30 else 6
     ax.set_yticks([y + 0.5 for y in range(len(rows))], [r.label for r in rows], fontsize=size)
     ax.set_xlim(0, width)
     ax.set_ylim(max(1, len(rows)), 0)
@@ -79,7 +82,7 @@ def legend_below(fig: Any, plt: Any, palette: dict[str, Any], title: str, bottom
     fig.legend(handles, list(palette), fontsize=7, loc="lower center", ncol=ncol, title=title, title_fontsize=7,
                frameon=False, bbox_to_anchor=(0.5, bottom))
     lines = (len(handles) + ncol - 1) // ncol + 1
-    return bottom + min(0.45, (0.2 * lines + 0.1) / fig.get_figheight())
+    return bottom + min(0.45, (0.17 * lines + 0.08) / fig.get_figheight())
 
 
 def footnote(fig: Any, text: str, bottom: float = 0.0) -> float:

@@ -115,6 +115,14 @@ def side_rows(nodes: Sequence[Node], slices_of: Callable[[Node], Sequence[Resour
     return rows if one_each else aggregate(rows)
 
 
+def cut_note(sides: Sequence[Sequence[Row]], shown: Sequence[Sequence[Row]], nodes: int, one_each: bool) -> str:
+    """What a cut picture leaves out, and where everything is ("" uncut)."""
+    cut = [f"{side}: {len(rows)} of {len(full)} {'nodes' if one_each else 'kinds of node'} "
+           f"({sum(r.count for r in rows):,} of {nodes:,} nodes)"
+           for side, rows, full in zip(("first-fit", "optimal"), shown, sides, strict=True) if len(rows) < len(full)]
+    return ("Cut -- " + "; ".join(cut) + ". Every pod's node: -o yaml, detail.placement.") if cut else ""
+
+
 def node_picture(plt: Any, objs: ObjectSet, demand: PodsDemand, claims: tuple[Mapping[str, Sequence[ResourceClaim]],
                  Mapping[str, Sequence[ResourceClaim]]], slices_of: Callable[[Node], Sequence[ResourceSlice]],
                  path: str, totals: tuple[str, str]) -> None:
@@ -133,15 +141,12 @@ def node_picture(plt: Any, objs: ObjectSet, demand: PodsDemand, claims: tuple[Ma
         draw_rows(ax, rows, palette, width)
         ax.set_title(f"{name}: {total}", fontsize=9)
         ax.set_xlabel("device cells in search order", fontsize=7)
-    cut = [f"{side}: {len(rows)} of {len(full)} {'nodes' if one_each else 'kinds of node'} "
-           f"({sum(r.count for r in rows):,} of {len(nodes):,} nodes)"
-           for side, rows, full in zip(("first-fit", "optimal"), shown, sides, strict=True) if len(rows) < len(full)]
-    note = ("Cut -- " + "; ".join(cut) + ". Every pod's node: -o yaml, detail.placement.") if cut else ""
+    note = cut_note(sides, shown, len(nodes), one_each)
     kind = "each node" if one_each else f"identical nodes as one row, with their count ({len(nodes):,} nodes)"
     fig.suptitle(f"Devices per node, {kind}\n(a MIG GPU: one cell per memory slice; colour: "
                  f"{'workload' if one_each else 'claim template'} holding the device)", fontsize=9, y=0.99)
     foot = footnote(fig, note)
     low = legend_below(fig, plt, palette, "held by " + ("workload (pod)" if one_each else "claim template"), foot)
-    fig.tight_layout(rect=(0, low, 1, 1 - 0.45 / fig.get_figheight()))
+    fig.tight_layout(rect=(0, low, 1, 1 - 0.36 / fig.get_figheight()))
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -62,10 +62,12 @@ def headline(a: Answer) -> tuple[str, list[tuple[str, Any]]]:
 
 
 def _log_if_wide(ax: Any, values: list[Fraction]) -> bool:
+    """A log scale when the non-zero values span two orders of magnitude
+    (call before drawing bars, so that zero bars get their label)."""
     positive = [v for v in values if v > 0]
     if positive and max(positive) >= LOG_SPAN * min(positive):
         ax.set_yscale("log")
-        ax.set_ylim(bottom=0.5)
+        ax.set_ylim(bottom=0.5, top=float(max(positive)) * 3)
         return True
     from matplotlib.ticker import MaxNLocator
 
@@ -76,6 +78,13 @@ def _log_if_wide(ax: Any, values: list[Fraction]) -> bool:
 def _bars(ax: Any, xs: list[float], values: list[Any], width: float, label: str, colour: Any) -> None:
     shown = [float(_num(v)) for v in values]     # floats only for drawing; labels are exact
     bars = ax.bar(xs, shown, width, label=label, color=colour)
+    if ax.get_yscale() == "log":   # a zero bar has no top on a log scale: its label sits on the axis
+        for x, v in zip(xs, shown, strict=True):
+            if v <= 0:
+                ax.text(x, 0.55, "0", ha="center", va="bottom", fontsize=7)
+        ax.bar_label(bars, labels=["" if v <= 0 else str(raw) for v, raw in zip(shown, values, strict=True)],
+                     fontsize=7, padding=1)
+        return
     ax.bar_label(bars, labels=["-" if v is None else str(v) for v in values], fontsize=7, padding=1)
 
 
@@ -88,13 +97,13 @@ def compare(answers: list[Answer], path: str | Path) -> None:
     width = 0.8 / len(names)
     cmap = plt.get_cmap("tab10")
     values = [_num(v) for _, bars in heads for _, v in bars]
+    _log_if_wide(ax, values)
     for i, name in enumerate(names):
         xs = [x - 0.4 + width * (i + 0.5) for x in range(len(answers))]
         _bars(ax, xs, [dict(bars).get(name) for _, bars in heads], width, name, cmap(i))
     whats = list(dict.fromkeys(w for w, _ in heads))
     ax.set_xticks(list(range(len(answers))), [_answer_name(a) for a in answers], fontsize=8)
-    ax.set_ylabel(" / ".join(whats))
-    _log_if_wide(ax, values)
+    ax.set_ylabel(" / ".join(whats) + (" (log scale)" if ax.get_yscale() == "log" else ""))
     ax.margins(y=0.2)
     q = answers[0].question
     ax.set_title(f"{q}: {' against '.join(names)}\n({' / '.join(whats)})", fontsize=9)
@@ -119,17 +128,23 @@ def _asked(a: Answer) -> dict[str, int]:
     return {}
 
 
+def workload_order(ff: dict[str, int], opt: dict[str, int], asked: dict[str, int]) -> list[str]:
+    """Workloads where the answers differ most first, then the most asked, then by name."""
+    return sorted(set(ff) | set(opt) | set(asked),
+                  key=lambda n: (-abs(int(opt.get(n, 0)) - int(ff.get(n, 0))), -asked.get(n, 0), n))
+
+
 def workloads(a: Answer, path: str | Path, limit: int = MAX_BARS) -> None:
     """Pods placed per workload, first-fit beside the optimum, with what was
     asked; the workloads where the answers differ most first."""
     plt = _plt()
     ff, opt, asked = a.first_fit.get("perWorkload") or {}, a.optimal.get("perWorkload") or {}, _asked(a)
-    every = sorted(set(ff) | set(opt) | set(asked),
-                   key=lambda n: (-abs(int(opt.get(n, 0)) - int(ff.get(n, 0))), -asked.get(n, 0), n))
+    every = workload_order(ff, opt, asked)
     names = every[:limit]
     fig, ax = plt.subplots(figsize=(max(6.0, 0.75 * len(names) + 2.5), 4.6))
     xs = list(range(len(names)))
     cmap = plt.get_cmap("tab10")
+    log = _log_if_wide(ax, [Fraction(v) for n in names for v in (ff.get(n, 0), opt.get(n, 0), asked.get(n, 0))])
     if asked:
         box = ax.bar(xs, [asked.get(n, 0) for n in names], 0.9, fill=False, edgecolor="0.55", linewidth=0.8,
                      label="asked")
@@ -137,7 +152,6 @@ def workloads(a: Answer, path: str | Path, limit: int = MAX_BARS) -> None:
                                   else "" for n in names], fontsize=6, padding=1, color="0.4")
     _bars(ax, [x - 0.2 for x in xs], [int(ff.get(n, 0)) for n in names], 0.4, "first-fit (Kubernetes)", cmap(0))
     _bars(ax, [x + 0.2 for x in xs], [int(opt.get(n, 0)) for n in names], 0.4, "optimal", cmap(1))
-    log = _log_if_wide(ax, [Fraction(v) for n in names for v in (ff.get(n, 0), opt.get(n, 0), asked.get(n, 0))])
     ax.set_xticks(xs, [n.removeprefix("default/") for n in names], rotation=40, ha="right", fontsize=7)
     ax.set_xlabel("workload (pod)")
     ax.set_ylabel("pods placed" + (" (log scale)" if log else ""))
@@ -188,10 +202,11 @@ def _histogram(ax: Any, values: dict[str, Fraction]) -> None:
     else:
         labels = {v: f"{float(v):.0%}" if v.denominator <= 100 else str(v) for v in counts}
     keys = sorted(counts)
-    bars = ax.bar(range(len(keys)), [counts[k] for k in keys])
+    log = _log_if_wide(ax, [Fraction(counts[k]) for k in keys])
+    bars = ax.bar(range(len(keys)), [counts[k] for k in keys], 0.6)
+    ax.set_xlim(-1, max(2, len(keys)))
     ax.bar_label(bars, labels=[f"{counts[k]:,}" for k in keys], fontsize=7, padding=1)
     ax.set_xticks(range(len(keys)), [labels[k] for k in keys], rotation=40, ha="right", fontsize=7)
-    log = _log_if_wide(ax, [Fraction(counts[k]) for k in keys])
     ax.set_ylabel("nodes" + (" (log scale)" if log else ""))
     ax.set_xlabel("DRA utilisation (as cluster-autoscaler computes it)")
     ax.margins(y=0.15)
