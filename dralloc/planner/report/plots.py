@@ -75,6 +75,11 @@ def _log_if_wide(ax: Any, values: list[Fraction]) -> bool:
     return False
 
 
+def _text(v: Any) -> str:
+    """A bar's exact value: thousands separated, a fraction as ``n/d``, none as "-"."""
+    return "-" if v is None else f"{v:,}" if isinstance(v, int) else str(v)
+
+
 def _bars(ax: Any, xs: list[float], values: list[Any], width: float, label: str, colour: Any) -> None:
     shown = [float(_num(v)) for v in values]     # floats only for drawing; labels are exact
     bars = ax.bar(xs, shown, width, label=label, color=colour)
@@ -82,10 +87,10 @@ def _bars(ax: Any, xs: list[float], values: list[Any], width: float, label: str,
         for x, v in zip(xs, shown, strict=True):
             if v <= 0:
                 ax.text(x, 0.55, "0", ha="center", va="bottom", fontsize=7)
-        ax.bar_label(bars, labels=["" if v <= 0 else str(raw) for v, raw in zip(shown, values, strict=True)],
+        ax.bar_label(bars, labels=["" if v <= 0 else _text(raw) for v, raw in zip(shown, values, strict=True)],
                      fontsize=7, padding=1)
         return
-    ax.bar_label(bars, labels=["-" if v is None else str(v) for v in values], fontsize=7, padding=1)
+    ax.bar_label(bars, labels=[_text(v) for v in values], fontsize=7, padding=1)
 
 
 def compare(answers: list[Answer], path: str | Path) -> None:
