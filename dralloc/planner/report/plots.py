@@ -61,6 +61,12 @@ def headline(a: Answer) -> tuple[str, list[tuple[str, Any]]]:
                   ("after a re-pack: optimal", opt.get(f"{key}AfterRepack"))]
 
 
+TITLES = {"fit": "first-fit (Kubernetes) against the optimum",
+          "add-nodes": "first-fit (Kubernetes) against the optimum",
+          "layout": "first-fit (Kubernetes) against the optimum",
+          "fragmentation": "now against after a re-pack"}
+
+
 def _log_if_wide(ax: Any, values: list[Fraction]) -> bool:
     """A log scale when the non-zero values span two orders of magnitude
     (call before drawing bars, so that zero bars get their label)."""
@@ -111,7 +117,7 @@ def compare(answers: list[Answer], path: str | Path) -> None:
     ax.set_ylabel(" / ".join(whats) + (" (log scale)" if ax.get_yscale() == "log" else ""))
     ax.margins(y=0.2)
     q = answers[0].question
-    ax.set_title(f"{q}: {' against '.join(names)}\n({' / '.join(whats)})", fontsize=9)
+    ax.set_title(f"{q}: {TITLES[q]}\n({' / '.join(whats)})", fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -209,12 +215,12 @@ def _histogram(ax: Any, values: dict[str, Fraction]) -> None:
     keys = sorted(counts)
     log = _log_if_wide(ax, [Fraction(counts[k]) for k in keys])
     bars = ax.bar(range(len(keys)), [counts[k] for k in keys], 0.6)
-    ax.set_xlim(-1, max(2, len(keys)))
     ax.bar_label(bars, labels=[f"{counts[k]:,}" for k in keys], fontsize=7, padding=1)
     ax.set_xticks(range(len(keys)), [labels[k] for k in keys], rotation=40, ha="right", fontsize=7)
     ax.set_ylabel("nodes" + (" (log scale)" if log else ""))
     ax.set_xlabel("DRA utilisation (as cluster-autoscaler computes it)")
     ax.margins(y=0.15)
+    ax.set_xlim(-1, max(2, len(keys)))
     ax.set_title(f"Nodes per utilisation: {len(values):,} nodes (each node: -o yaml, detail.utilisation)",
                  fontsize=9)
 
