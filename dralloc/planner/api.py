@@ -20,6 +20,7 @@ from dralloc.planner.questions.general import add_nodes_answer, fit_answer
 from dralloc.planner.questions.grow import Grower, unit_from
 from dralloc.planner.questions.pattern import add_nodes, fit, layout
 from dralloc.planner.questions.repack import mixed_fragmentation
+from dralloc.planner.simulate.podsim import NodeObjects, probes
 from dralloc.planner.view.cluster import Cluster, build_cluster
 from dralloc.planner.view.demand import Demand, demand_from
 from dralloc.planner.view.pods import PodsDemand, pods_demand
@@ -77,8 +78,8 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
         template_objs = None
     objective = opts.objective if question not in PLACES_EVERYTHING else DEFAULT_OBJECTIVE
     if question == "fragmentation" and (pending := pods_demand(objs)).pods and not pending.simple():
-        weigh_pods(objs, pending, objective, feats)
-        ans = mixed_fragmentation(objs, pending, feats, opts.time_limit, opts.workers, opts.progress)
+        per_node = _weigh(objs, pending, objective, feats)
+        ans = mixed_fragmentation(objs, pending, feats, opts.time_limit, opts.workers, opts.progress, per_node)
         return express(ans, pending.weighing())
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=_progress(opts.progress))
@@ -92,10 +93,10 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     if not general.pods:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
     if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1):
-        weigh_pods(objs, general, objective, feats)
-        return express(_ask_general(question, objs, general, opts, template_objs), general.weighing(), opts.objective)
+        per_node = _weigh(objs, general, objective, feats)
+        return express(_ask_general(question, objs, general, opts, template_objs, per_node), general.weighing(),
+                       opts.objective)
     demand = demand_from(objs)
-    weigh_workloads(objs, demand, objective, feats)
     if not demand.workloads:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
     nodes: list[Node] = list(objs.nodes)
@@ -106,19 +107,34 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
         nodes += template_objs.nodes
         keep = False
     cluster = build_cluster(objs, demand, feats, nodes, progress=_progress(opts.progress))
+    weigh_workloads(objs, demand, objective, feats, cluster.reps)
     ans = _ask(question, cluster, opts, keep)
     ans.cluster = cluster
     return express(ans, demand.weighing(), opts.objective)
 
 
+def _weigh(objs: ObjectSet, demand: PodsDemand, objective: str, feats: Features) -> NodeObjects | None:
+    """The demand weighed in ``objective``; for GPUs and devices the nodes'
+    objects and fingerprints it took, for the simulation to reuse."""
+    if objective not in ("gpus", "devices"):
+        weigh_pods(objs, demand, objective, feats)
+        return None
+    per_node = NodeObjects(objs, probes(demand))
+    reps: dict[object, Node] = {}
+    for node in sorted(objs.nodes, key=lambda n: n.name.encode()):
+        reps.setdefault(per_node.fingerprint(node), node)
+    weigh_pods(objs, demand, objective, feats, list(reps.values()))
+    return per_node
+
+
 def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Options,
-                 template_objs: ObjectSet | None) -> Answer:
+                 template_objs: ObjectSet | None, per_node: NodeObjects | None = None) -> Answer:
     """Demand beyond one device per pod: the joint model over nodes."""
     feats = Features.from_gates(opts.gates)
     if question == "layout":
         raise InputError("layout answers for pods with one claim for one device; for this demand ask fit or add-nodes")
     if question == "fit":
-        return fit_answer(objs, demand, feats, opts.time_limit, opts.workers, opts.progress, opts.policy)
+        return fit_answer(objs, demand, feats, opts.time_limit, opts.workers, opts.progress, opts.policy, per_node)
     if not opts.template:
         raise InputError("add-nodes needs --template NODE (a node of the cluster) or --template-file")
     return add_nodes_answer(objs, demand, feats, opts.template, template_objs, opts.time_limit, opts.workers,

@@ -64,13 +64,14 @@ def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: 
 
 def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
                 time_limit: float | None = None, workers: int = 2, mode: str = "replay",
-                progress: bool = False, model: str = "auto",
-                policy: str = "first") -> tuple[PodsSim, GeneralResult]:
+                progress: bool = False, model: str = "auto", policy: str = "first",
+                per_node: NodeObjects | None = None) -> tuple[PodsSim, GeneralResult]:
     """The scheduler simulation (node ``policy``) and the optimum for
-    ``demand`` on ``nodes``."""
+    ``demand`` on ``nodes``; ``per_node``: the nodes' objects and
+    fingerprints, when the caller has them already."""
     nodes = list(nodes if nodes is not None else objs.nodes)
     tick = _ticker("pods simulated") if progress else None
-    per_node = NodeObjects(objs, probes(demand))
+    per_node = per_node if per_node is not None else NodeObjects(objs, probes(demand))
     greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy, per_node=per_node)
     sim = PodSimulator(objs, demand, features, nodes, mode, per_node=per_node)
     return greedy, solve_general(objs, demand, features, sim, greedy, time_limit, workers, progress, model)
@@ -85,8 +86,10 @@ def _ticker(what: str) -> Any:
 
 
 def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_limit: float | None,
-               workers: int, progress: bool = False, policy: str = "first") -> Answer:
-    greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress, policy=policy)
+               workers: int, progress: bool = False, policy: str = "first",
+               per_node: NodeObjects | None = None) -> Answer:
+    greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress, policy=policy,
+                              per_node=per_node)
     ff = sum(greedy.served.values())
     ans = Answer("fit", {"policy": policy, "mode": "replay", "pods": ff, "weighted": greedy.weighted(demand),
                          "perWorkload": greedy.served, "allocatorCalls": greedy.calls,

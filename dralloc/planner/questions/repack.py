@@ -22,6 +22,7 @@ from dralloc.models import AllocationResult, ResourceClaim
 from dralloc.planner.answer import Answer
 from dralloc.planner.objective import exact
 from dralloc.planner.questions.general import fit_answer, general_fit, placed_gangs
+from dralloc.planner.simulate.podsim import NodeObjects
 from dralloc.planner.view.pods import PodDemand, PodsDemand
 
 
@@ -64,8 +65,8 @@ def repack_demand(objs: ObjectSet, demand: PodsDemand) -> tuple[PodsDemand, dict
 
 
 def mixed_fragmentation(objs: ObjectSet, demand: PodsDemand, features: Features, time_limit: float | None,
-                        workers: int, progress: bool = False) -> Answer:
-    now = fit_answer(objs, demand, features, time_limit, workers, progress)
+                        workers: int, progress: bool = False, per_node: NodeObjects | None = None) -> Answer:
+    now = fit_answer(objs, demand, features, time_limit, workers, progress, per_node=per_node)
     rp, where = repack_demand(objs, demand)
     _, best = general_fit(_emptied(objs), rp, features, None, time_limit, workers, progress=progress)
     pending = {p.name for p in demand.pods}

@@ -75,26 +75,35 @@ class ClaimValues:
         return total
 
 
-def _values(objs: ObjectSet, objective: str, features: Features, claims: list[ResourceClaim]) -> ClaimValues:
+def representatives(objs: ObjectSet, claims: Sequence[ResourceClaim]) -> list[Node]:
+    """A node per fingerprint for ``claims`` (when the caller has none at hand)."""
     slices = _node_slices(objs)
     read = read_attributes(objs.classes, claims)
     reps: dict[object, Node] = {}
     for node in sorted(objs.nodes, key=lambda n: n.name.encode()):
-        mine = slices.get(node.name, slices[""])
-        reps.setdefault(node_fingerprint(node, mine, set(), read), node)
-    return ClaimValues(objs, objective, features, list(reps.values()), lambda n: slices.get(n.name, slices[""]))
+        reps.setdefault(node_fingerprint(node, slices.get(node.name, slices[""]), set(), read), node)
+    return list(reps.values())
 
 
-def weigh_pods(objs: ObjectSet, demand: PodsDemand, objective: str, features: Features) -> None:
+def _values(objs: ObjectSet, objective: str, features: Features, claims: list[ResourceClaim],
+            reps: Sequence[Node] | None) -> ClaimValues:
+    slices = _node_slices(objs)
+    nodes = list(reps) if reps is not None else representatives(objs, claims)
+    return ClaimValues(objs, objective, features, nodes, lambda n: slices.get(n.name, slices[""]))
+
+
+def weigh_pods(objs: ObjectSet, demand: PodsDemand, objective: str, features: Features,
+               reps: Sequence[Node] | None = None) -> None:
     """Set ``demand``'s objective; for gpus/devices each pod's units: its
     template claims, plus its share of every claim it shares (split equally
-    over the pods using it)."""
+    over the pods using it). ``reps``: a node per kind the allocator can tell
+    apart (the caller's fingerprints; computed here when not given)."""
     check(objective)
     if objective not in ("gpus", "devices"):
         demand.weigh(objective)
         return
     value = _values(objs, objective, features, [c for p in demand.pods for _, c in p.templates]
-                    + list(demand.shared.values()))
+                    + list(demand.shared.values()), reps)
     users: Counter[str] = Counter()
     for p in demand.pods:
         for k in p.shared:
@@ -106,11 +115,12 @@ def weigh_pods(objs: ObjectSet, demand: PodsDemand, objective: str, features: Fe
     demand.weigh(objective, values)
 
 
-def weigh_workloads(objs: ObjectSet, demand: Demand, objective: str, features: Features) -> None:
+def weigh_workloads(objs: ObjectSet, demand: Demand, objective: str, features: Features,
+                    reps: Sequence[Node] | None = None) -> None:
     """The same for one-device demand (the pattern model's workloads)."""
     check(objective)
     if objective not in ("gpus", "devices"):
         demand.weigh(objective)
         return
-    value = _values(objs, objective, features, [t.claim for t in demand.types])
+    value = _values(objs, objective, features, [t.claim for t in demand.types], reps)
     demand.weigh(objective, {w.name: value(demand.types[w.type].claim) for w in demand.workloads})
