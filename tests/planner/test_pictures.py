@@ -98,10 +98,11 @@ def test_a_log_scale_when_counts_span_orders_of_magnitude() -> None:
     plt.close(fig2)
 
 
-def test_workloads_that_differ_come_first() -> None:
-    ff = {"a": 5, "b": 0, "c": 9}
-    opt = {"a": 5, "b": 4, "c": 10}
-    assert plots.workload_order(ff, opt, {"a": 5, "b": 4, "c": 20, "d": 1}) == ["b", "c", "a", "d"]
+def test_workloads_that_differ_come_first_and_alike_ones_are_one() -> None:
+    ff = {"a": 5, "b": 0, "c": 9, "e": 5}
+    opt = {"a": 5, "b": 4, "c": 10, "e": 5}
+    asked = {"a": 5, "b": 4, "c": 20, "d": 1, "e": 5}
+    assert plots.workload_order(ff, opt, asked) == [("b", 1), ("c", 1), ("a", 2), ("d", 1)]
 
 
 def test_utilisation_of_many_nodes_is_a_histogram(tmp_path: Path) -> None:

@@ -139,20 +139,27 @@ def _asked(a: Answer) -> dict[str, int]:
     return {}
 
 
-def workload_order(ff: dict[str, int], opt: dict[str, int], asked: dict[str, int]) -> list[str]:
-    """Workloads where the answers differ most first, then the most asked, then by name."""
-    return sorted(set(ff) | set(opt) | set(asked),
-                  key=lambda n: (-abs(int(opt.get(n, 0)) - int(ff.get(n, 0))), -asked.get(n, 0), n))
+def workload_order(ff: dict[str, int], opt: dict[str, int], asked: dict[str, int]) -> list[tuple[str, int]]:
+    """Workloads with the same numbers (asked, first-fit, optimal) as one
+    (name of the first by name, count), those where the answers differ most
+    first, then the most asked, then by name."""
+    same: dict[tuple[int, int, int], list[str]] = {}
+    for n in sorted(set(ff) | set(opt) | set(asked)):
+        same.setdefault((asked.get(n, 0), int(ff.get(n, 0)), int(opt.get(n, 0))), []).append(n)
+    return [(names[0], len(names)) for (a, f, o), names in
+            sorted(same.items(), key=lambda kv: (-abs(kv[0][2] - kv[0][1]), -kv[0][0], kv[1][0]))]
 
 
 def workloads(a: Answer, path: str | Path, limit: int = MAX_BARS) -> None:
     """Pods placed per workload, first-fit beside the optimum, with what was
-    asked; the workloads where the answers differ most first."""
+    asked; workloads with the same numbers as one bar group with their
+    count; the workloads where the answers differ most first."""
     plt = _plt()
     ff, opt, asked = a.first_fit.get("perWorkload") or {}, a.optimal.get("perWorkload") or {}, _asked(a)
     every = workload_order(ff, opt, asked)
-    names = every[:limit]
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.75 * len(names) + 2.5), 4.6))
+    shown = every[:limit]
+    names = [n for n, _ in shown]
+    fig, ax = plt.subplots(figsize=(min(16.0, max(6.0, 0.75 * len(names) + 2.5)), 4.6))
     xs = list(range(len(names)))
     cmap = plt.get_cmap("tab10")
     log = _log_if_wide(ax, [Fraction(v) for n in names for v in (ff.get(n, 0), opt.get(n, 0), asked.get(n, 0))])
@@ -163,16 +170,19 @@ def workloads(a: Answer, path: str | Path, limit: int = MAX_BARS) -> None:
                                   else "" for n in names], fontsize=6, padding=1, color="0.4")
     _bars(ax, [x - 0.2 for x in xs], [int(ff.get(n, 0)) for n in names], 0.4, "first-fit (Kubernetes)", cmap(0))
     _bars(ax, [x + 0.2 for x in xs], [int(opt.get(n, 0)) for n in names], 0.4, "optimal", cmap(1))
-    ax.set_xticks(xs, [n.removeprefix("default/") for n in names], rotation=40, ha="right", fontsize=7)
-    ax.set_xlabel("workload (pod)")
-    ax.set_ylabel("pods placed" + (" (log scale)" if log else ""))
+    ax.set_xticks(xs, [n.removeprefix("default/") if k == 1 else f"{k} x like {n.removeprefix('default/')}"
+                       for n, k in shown], rotation=40, ha="right", fontsize=7)
+    ax.set_xlabel("workload (pod); workloads with the same numbers as one, with their count")
+    ax.set_ylabel("pods placed per workload" + (" (log scale)" if log else ""))
     ax.margins(y=0.15)
     ax.set_title(f"Pods placed per workload: first-fit {a.first_fit.get('pods', 0):,}, optimal "
-                 f"{a.optimal.get('pods', 0):,}" + (f" of {sum(asked.values()):,} asked" if asked else ""), fontsize=9)
+                 f"{a.optimal.get('pods', 0):,}" + (f" of {sum(asked.values()):,} asked" if asked else "")
+                 + f" ({sum(k for _, k in every):,} workloads)", fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     note = ""
-    if len(names) < len(every):
-        note = (f"Cut -- {len(names)} of {len(every)} workloads, where the answers differ most first. "
+    if len(shown) < len(every):
+        note = (f"Cut -- {len(shown)} of {len(every)} bar groups ({sum(k for _, k in shown):,} of "
+                f"{sum(k for _, k in every):,} workloads), where the answers differ most first. "
                 "Every workload: -o yaml, firstFit.perWorkload and optimal.perWorkload.")
     fig.tight_layout(rect=(0, footnote(fig, note), 1, 1))
     fig.savefig(path, dpi=100)
@@ -250,7 +260,7 @@ def write_all(answers: list[Answer], prefix: str | Path) -> list[str]:
     if src.get("objs") is not None:
         what, bars = headline(a)
         node_picture(_plt(), src["objs"], src["demand"], (src["firstFit"], src["optimal"]), src["slicesOf"],
-                     out("nodes"), tuple(f"{v} {what}" for _, v in bars[:2]))   # type: ignore[arg-type]
+                     out("nodes"), tuple(f"{_text(v)} {what}" for _, v in bars[:2]))   # type: ignore[arg-type]
     if a.cluster is not None and a.question in ("layout", "fragmentation"):
         occupancy(_plt(), a.cluster, a.detail.get("assignment") if a.question == "layout" else None,
                   out("occupancy"))
