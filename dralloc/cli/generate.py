@@ -77,6 +77,10 @@ def register(sub: Any) -> None:
     common.add_output(c, objects.OUTPUTS, "yaml", "output format (--out-dir: yaml or json, one JSON List per "
                       "file); table/wide list the objects", old_format={"yaml": "yaml", "json": "json"})
     c.set_defaults(func=run_cluster)
+    _demand_parser(what, models)
+
+
+def _demand_parser(what: Any, models: list[str]) -> None:
     d = what.add_parser("demand", help="workloads asking for MIG devices, TPU slices or an AI cluster's mix",
                         description="ResourceClaimTemplates and Pods (or claims) asking for MIG profiles, TPU "
                                     "slices, or (--ai) an AI cluster's mix: training gangs of 8-GPU pods with "

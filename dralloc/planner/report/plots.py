@@ -89,14 +89,13 @@ def _text(v: Any) -> str:
 def _bars(ax: Any, xs: list[float], values: list[Any], width: float, label: str, colour: Any) -> None:
     shown = [float(_num(v)) for v in values]     # floats only for drawing; labels are exact
     bars = ax.bar(xs, shown, width, label=label, color=colour)
-    if ax.get_yscale() == "log":   # a zero bar has no top on a log scale: its label sits on the axis
-        for x, v in zip(xs, shown, strict=True):
-            if v <= 0:
-                ax.text(x, 0.55, "0", ha="center", va="bottom", fontsize=7)
-        ax.bar_label(bars, labels=["" if v <= 0 else _text(raw) for v, raw in zip(shown, values, strict=True)],
-                     fontsize=7, padding=1)
-        return
-    ax.bar_label(bars, labels=[_text(v) for v in values], fontsize=7, padding=1)
+    log = ax.get_yscale() == "log"
+    texts = ["" if log and v <= 0 else _text(raw) for v, raw in zip(shown, values, strict=True)]
+    upright = len(xs) > 3 and max(map(len, texts), default=0) > 4     # many groups: long numbers would touch
+    ax.bar_label(bars, labels=texts, fontsize=7 if not upright else 6, padding=1, rotation=90 if upright else 0)
+    for x, v in zip(xs, shown, strict=True):
+        if log and v <= 0:        # a zero bar has no top on a log scale: its label sits on the axis
+            ax.text(x, 0.55, "0", ha="center", va="bottom", fontsize=7)
 
 
 def compare(answers: list[Answer], path: str | Path) -> None:
