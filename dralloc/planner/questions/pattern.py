@@ -12,7 +12,8 @@ from dralloc.planner.pattern.model import Group, PatternModel, PatternResult, Su
 from dralloc.planner.pattern.structure import solve_split
 from dralloc.planner.simulate.firstfit import SimResult, simulate
 from dralloc.planner.view.cluster import Cluster, NodeModel, Unit
-from dralloc.solver.limits import limit_or_default, stopped
+from dralloc.solver.limits import limit_or_default
+from dralloc.solver.proof import meets, optimum
 
 
 def groups(cluster: Cluster) -> list[Group]:
@@ -46,11 +47,13 @@ def _useful(gs: list[Group]) -> frozenset[int]:
     return frozenset(k for g in gs for k in g.kinds)
 
 
-def _opt(res: PatternResult, time_limit: float | None = None) -> dict[str, Any]:
-    out = {"status": res.status, "proven": res.proven, "objective": res.objective, "bound": res.bound,
-           "solveSeconds": round(res.wall_time, 4)}
-    if res.status in ("FEASIBLE", "UNKNOWN"):
-        out["stopped"] = stopped(limit_or_default(time_limit), "CP-SAT")
+def _opt(res: PatternResult, time_limit: float | None = None, maximize: bool = True) -> dict[str, Any]:
+    """Proven when the objective meets CP-SAT's bound; ``stopped`` only when
+    the search reached its time limit (:mod:`dralloc.solver.proof`)."""
+    proven = res.proven or (res.objective is not None and meets(res.objective, res.bound, maximize))
+    out = {**optimum(res.objective, res.bound, res.status, maximize, res.why, limit_or_default(time_limit, "plan")),
+           "objective": res.objective, "bound": res.bound, "solveSeconds": round(res.wall_time, 4)}
+    out.update(status="OPTIMAL" if proven else out["status"], proven=proven)
     return out
 
 
@@ -137,7 +140,7 @@ def add_nodes(cluster: Cluster, template: str, policy: str = "first", limit: int
     model.fewest_added()
     res = model.solve(time_limit, workers)
     ff = _ff_added(cluster, idx, policy, limit, keep)
-    opt = {**_opt(res, time_limit), "nodes": res.added_nodes if res.objective is not None else None}
+    opt = {**_opt(res, time_limit, maximize=False), "nodes": res.added_nodes if res.objective is not None else None}
     if res.status == "INFEASIBLE":   # proven: no count up to the limit serves the demand
         opt.update(proven=True, note=f"the demand does not fit even with {limit} added nodes")
     ans = Answer("add-nodes", {"policy": policy, "nodes": ff}, opt, detail={"template": template})
@@ -155,7 +158,7 @@ def layout(cluster: Cluster, policy: str = "first", time_limit: float | None = N
     res = solve_split(sup, gs, PatternModel.fewest_units, time_limit, workers)
     sim = simulate(cluster, policy)
     ff = {"policy": policy, "units": sim.units_used, "allPlaced": not sim.unplaced}
-    opt = {**_opt(res, time_limit), "units": res.objective}
+    opt = {**_opt(res, time_limit, maximize=False), "units": res.objective}
     ans = Answer("layout", ff, opt)
     if res.objective is not None:
         ans.detail = {"assignment": assign_layouts(cluster, sup, res)}

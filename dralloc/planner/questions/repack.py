@@ -17,6 +17,7 @@ from typing import Any
 
 from dralloc.features import Features
 from dralloc.io import ObjectSet
+from dralloc.io.progress import Progress
 from dralloc.models import AllocationResult, ResourceClaim
 from dralloc.planner.answer import Answer
 from dralloc.planner.questions.general import fit_answer, general_fit, placed_gangs
@@ -61,7 +62,7 @@ def repack_demand(objs: ObjectSet, demand: PodsDemand) -> tuple[PodsDemand, dict
 
 
 def mixed_fragmentation(objs: ObjectSet, demand: PodsDemand, features: Features, time_limit: float | None,
-                        workers: int, progress: bool = False) -> Answer:
+                        workers: int, progress: Progress | None = None) -> Answer:
     now = fit_answer(objs, demand, features, time_limit, workers, progress)
     rp, where = repack_demand(objs, demand)
     _, best = general_fit(_emptied(objs), rp, features, None, time_limit, workers, progress=progress)
