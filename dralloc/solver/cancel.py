@@ -123,20 +123,23 @@ def interrupts() -> Iterator[None]:
         yield
         return
     _interrupted.clear()
-    watcher = threading.Thread(target=_watch_signals, args=(reader,), name="dralloc-sigint-watch", daemon=True)
+    closing = threading.Event()
+    watcher = threading.Thread(target=_watch_signals, args=(reader, closing), name="dralloc-sigint-watch",
+                               daemon=True)
     watcher.start()
     try:
         yield
     finally:
         signal.set_wakeup_fd(old)
+        closing.set()
         writer.close()        # the watcher reads end-of-file and ends
-        watcher.join(2.0)
+        watcher.join(1.0)
         reader.close()
         _interrupted.clear()
 
 
-def _watch_signals(reader: socket.socket) -> None:
-    while True:
+def _watch_signals(reader: socket.socket, closing: threading.Event) -> None:
+    while not closing.is_set():
         try:
             data = reader.recv(64)
         except OSError:
@@ -146,6 +149,6 @@ def _watch_signals(reader: socket.socket) -> None:
         if signal.SIGINT in data:
             _interrupted.set()
             end = time.monotonic() + RESTOP_SECONDS
-            while time.monotonic() < end:   # a search may have registered before it could be stopped
-                _stop_all()
-                time.sleep(WATCH_SECONDS)
+            while time.monotonic() < end and not closing.is_set():   # a search may have registered
+                _stop_all()                                          # before it could be stopped
+                closing.wait(WATCH_SECONDS)
