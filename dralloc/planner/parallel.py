@@ -6,11 +6,12 @@ an optional extra). Results come back in task order."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from typing import Any, TypeVar
 
 from dralloc.errors import InputError
 from dralloc.io.progress import Progress, counter
+from dralloc.solver.cancel import process_pool
 
 T = TypeVar("T")
 
@@ -29,7 +30,7 @@ def run_all(fn: Callable[..., T], tasks: Sequence[tuple[Any, ...]], scheduler: s
             tell(len(out), len(tasks))
             out.append(fn(*args))
         return out
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with process_pool(workers) as pool:
         futures = [pool.submit(fn, *args) for args in tasks]
         tell(0, len(tasks))
         for i, _ in enumerate(as_completed(futures)):

@@ -28,7 +28,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 CANCELLED = "filter operation aborted: context canceled"   # Kubernetes' words
 WATCH_SECONDS = 0.02   # how often a running CP-SAT search looks at the event
@@ -38,6 +41,7 @@ _cancel: ContextVar[threading.Event | None] = ContextVar("dralloc_cancel", defau
 _running: dict[int, Any] = {}          # id(solver) -> solver, every CP-SAT search running now
 _lock = threading.Lock()
 _interrupted = threading.Event()       # SIGINT seen inside :func:`interrupts`
+_worker_watch: list[Any] = []          # a worker process's watcher (:func:`in_worker`)
 
 
 @contextmanager
@@ -113,20 +117,11 @@ def interrupts() -> Iterator[None]:
             or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         yield
         return
-    reader, writer = socket.socketpair()
-    writer.setblocking(False)
-    try:
-        old = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
-    except ValueError:   # not the main interpreter
-        reader.close()
-        writer.close()
+    started = _start_watcher()
+    if started is None:
         yield
         return
-    _interrupted.clear()
-    closing = threading.Event()
-    watcher = threading.Thread(target=_watch_signals, args=(reader, closing), name="dralloc-sigint-watch",
-                               daemon=True)
-    watcher.start()
+    old, reader, writer, closing, watcher = started
     try:
         yield
     finally:
@@ -136,6 +131,53 @@ def interrupts() -> Iterator[None]:
         watcher.join(1.0)
         reader.close()
         _interrupted.clear()
+
+
+def _start_watcher() -> tuple[int, socket.socket, socket.socket, threading.Event, threading.Thread] | None:
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    try:
+        old = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except ValueError:   # not the main interpreter
+        reader.close()
+        writer.close()
+        return None
+    _interrupted.clear()
+    closing = threading.Event()
+    watcher = threading.Thread(target=_watch_signals, args=(reader, closing), name="dralloc-sigint-watch",
+                               daemon=True)
+    watcher.start()
+    return old, reader, writer, closing, watcher
+
+
+def in_worker() -> None:
+    """The initializer of a worker process (sweeps, ``check --jobs``): for
+    its whole life, SIGINT (which Ctrl-C sends to every process of the
+    group) stops its running searches too, so that its task ends at once."""
+    if threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        _worker_watch[:] = [_start_watcher()]   # kept: a closed socket would be a dead wakeup fd
+
+
+@contextmanager
+def process_pool(workers: int | None) -> Iterator[ProcessPoolExecutor]:
+    """A process pool whose workers stop with Ctrl-C (:func:`in_worker`);
+    on ``KeyboardInterrupt`` the tasks not started are cancelled and the
+    workers ended instead of waited for (a SIGINT sent to this process alone
+    does not reach them)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=in_worker)
+    interrupted = False
+    try:
+        yield pool
+    except KeyboardInterrupt:
+        interrupted = True
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+        raise
+    finally:
+        pool.shutdown(wait=not interrupted, cancel_futures=interrupted)
 
 
 def _watch_signals(reader: socket.socket, closing: threading.Event) -> None:

@@ -11,6 +11,7 @@ clock bounds below only guard against a hang; they are not timing claims."""
 
 from __future__ import annotations
 
+import os
 import random
 import selectors
 import signal
@@ -93,14 +94,16 @@ def _until(proc: subprocess.Popen[str], marker: str, seen: list[str]) -> None:
 
 
 def _interrupt(tmp_path: Path, busy_after: bool, marker: str, args: list[str]) -> tuple[int, str, float]:
+    """Run the command, send SIGINT to its process group (as a terminal's
+    Ctrl-C does) once ``marker`` is on stderr; exit code, stderr, seconds."""
     proc = subprocess.Popen([sys.executable, "-c", WRAPPER.format(busy=busy_after), *args], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     seen: list[str] = []
     try:
         _until(proc, marker, seen)
         time.sleep(0.3)   # well inside the search (or the step after it)
         sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=HANG)
         return proc.returncode, "".join(seen) + err, time.monotonic() - sent
     finally:
@@ -126,3 +129,19 @@ def test_ctrl_c_after_a_cp_sat_search(tmp_path: Path) -> None:
     code, err, _ = _interrupt(tmp_path, True, "search ended", [*ALLOCATE[:-1], "0.2"])
     assert code == 130, err                 # was -2: killed by the signal, no word
     assert err.rstrip().endswith("interrupted"), err
+
+
+def test_ctrl_c_stops_the_worker_processes_too(tmp_path: Path) -> None:
+    """check --jobs 2 over scenarios whose first-fit search runs to its limit
+    (10 s each): Ctrl-C ends the workers' searches and the command."""
+    docs = list(yaml.safe_load_all(trap(tmp_path / "trap.yaml").read_text()))
+    scenario = {"features": ["DRAPartitionableDevices"], "node": {"name": "node-1"}, "expect": {"unsatisfiable": True},
+                "objects": [d for d in docs if d["kind"] in ("DeviceClass", "ResourceSlice")],
+                "claims": [d for d in docs if d["kind"] == "ResourceClaim"]}
+    names = []
+    for i in range(4):
+        (tmp_path / f"s{i}.yaml").write_text(yaml.safe_dump({"name": f"trap-{i}", **scenario}))
+        names.append(f"s{i}.yaml")
+    code, err, _ = _interrupt(tmp_path, False, "search started", ["check", "--mode", "first-fit", "--jobs", "2", *names])
+    assert code == 130, err
+    assert err.rstrip().endswith("interrupted") and "Traceback" not in err, err

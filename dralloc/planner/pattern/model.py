@@ -144,7 +144,7 @@ class PatternModel:
         res.bound = round(solver.best_objective_bound)
         if self.objective is not None:  # the canonical one among equally good answers
             canon, ok = tie_break(self.model, self.objective, self.maximize, res.objective,
-                                  code == cp_model.OPTIMAL, self.order(), time_limit)
+                                  code == cp_model.OPTIMAL, self.order(), limit_or_default(time_limit, "plan"))
             res.wall_time += canon.wall_time
             solver = canon if ok else solver
         res.served = [int(solver.value(s)) for s in self.s]
