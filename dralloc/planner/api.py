@@ -108,13 +108,13 @@ def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Optio
 
 def _ask(question: str, cluster: Cluster, opts: Options, keep: bool) -> Answer:
     if question == "fit":
-        return fit(cluster, opts.policy, opts.time_limit, opts.workers)
+        return fit(cluster, opts.policy, opts.time_limit, opts.workers, opts.progress)
     if question == "layout":
-        return layout(cluster, opts.policy, opts.time_limit, opts.workers)
+        return layout(cluster, opts.policy, opts.time_limit, opts.workers, opts.progress)
     if not opts.template:
         raise InputError("add-nodes needs --template NODE (a node of the cluster) or --template-file")
     return add_nodes(cluster, opts.template, opts.policy, time_limit=opts.time_limit,
-                     workers=opts.workers, keep=keep)
+                     workers=opts.workers, keep=keep, progress=opts.progress)
 
 
 def answer_files(question: str, cluster: Sequence[str], demand: Sequence[str], opts: Options,
