@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-HANG = 60.0   # seconds: a guard against a hang, not a timing assertion
+HANG = 180.0   # seconds: a guard against a hang, not a timing assertion
 
 WRAPPER = """
 import sys, time
