@@ -55,6 +55,8 @@ def _opt(res: PatternResult, time_limit: float | None = None, maximize: bool = T
     out = {**optimum(res.objective, res.bound, res.status, maximize, res.why, limit_or_default(time_limit, "plan")),
            "objective": res.objective, "bound": res.bound, "solveSeconds": round(res.wall_time, 4)}
     out.update(status="OPTIMAL" if proven else out["status"], proven=proven)
+    if res.notes:   # a search retried with one worker says so
+        out["notes"] = list(res.notes)
     return out
 
 
