@@ -20,7 +20,8 @@ PKG = Path(__file__).resolve().parents[1] / "dralloc"
 # lowest first; rooms on one line share a layer and may not import each other
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("quantity", "features"),
+    ("quantity", "release"),
+    ("features",),
     ("models",),
     ("io", "cel"),
     ("validation", "formats", "inventory"),
