@@ -103,6 +103,31 @@ class Features:
         return cls.from_gates(rel.default_gates(), rel)
 
     @classmethod
+    def with_overrides(cls, overrides: dict[str, bool],
+                       kubernetes_version: str | Release | None = None) -> Features:
+        """A cluster of that release with some gates set otherwise, as
+        ``--feature-gates=Name=true|false`` sets them: the release's defaults
+        changed by ``overrides``. A gate the release does not have, or one
+        locked to its default set the other way, is refused as Kubernetes
+        refuses it; binding conditions count only with device status on, as
+        the scheduler sets its allocator's flag."""
+        rel = release(kubernetes_version)
+        on = set(rel.default_gates())
+        for name, value in overrides.items():
+            if name not in GATES:
+                raise InputError(f"unknown feature gate {name!r}; known: {', '.join(sorted(GATES))}")
+            if not rel.has_gate(name):
+                raise InputError(rel.missing_gate(name))
+            stage = rel.stage(name)
+            if stage is not None and stage.locked and value != stage.default:
+                raise InputError(f"Kubernetes {rel} cannot set feature gate {name} to {str(value).lower()}: "
+                                 f"it is locked to {str(stage.default).lower()} there ({stage.stage})")
+            (on.add if value else on.discard)(name)
+        if "DRAResourceClaimDeviceStatus" not in on:
+            on.discard("DRADeviceBindingConditions")
+        return cls.from_gates(sorted(on), rel)
+
+    @classmethod
     def of(cls, features: Features | Iterable[str] | None,
            kubernetes_version: str | Release | None = None) -> Features:
         """What a caller passed as features: a feature set, gate names, or

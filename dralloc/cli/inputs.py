@@ -2,7 +2,7 @@
 load, a warning line per skipped document or replaced duplicate, admission),
 and the target of one allocation question (allocate, explain, encode; their
 options are in :func:`dralloc.cli.common.add_target_args`): files, node,
-claims or pod, features.
+claims or pod, features (of ``--kubernetes-version``).
 
 Which claims: ``--claim NS/NAME`` (repeatable), or ``--pod NS/NAME`` (the
 pod's claims; templates instantiated as the resource-claim controller would),
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from dralloc.cli.common import parse_features, progress, warn
+from dralloc.cli.common import parse_features, progress, release_of, warn
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
 from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
@@ -37,7 +37,7 @@ def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True)
     at once (exit 2), a warning line per skipped document or replaced
     duplicate on stderr, then admission (API-server defaults and validation)."""
     objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False),
-                progress=progress(args))
+                progress=progress(args), kubernetes_version=release_of(args))
     warn(args, objs.warnings)
     return admit(objs) if admission else objs
 
@@ -104,7 +104,8 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
     objs.extend(sc.objects)
     for c in [*sc.allocated, *sc.claims]:
         objs.add(c)
-    features = parse_features(args.features) if args.features else Features.from_gates(sc.features)
+    rel = release_of(args)
+    features = parse_features(args.features, rel) if args.features else Features.from_gates(sc.features, rel)
     node = sc.node or Node(metadata=ObjectMeta(name=""))
     if args.node:
         node = Node(metadata=ObjectMeta(name=args.node))
@@ -125,7 +126,7 @@ def resolve(args: argparse.Namespace) -> Target:
     if sc is not None:
         return _from_scenario(sc, args)
     objs = read(args, args.files)
-    features = parse_features(args.features) if args.features else Features.default()
+    features = parse_features(args.features, release_of(args))
     pod = _find_pod(objs, args.pod) if args.pod else None
     if getattr(args, "all_nodes", False):
         node = Node(metadata=ObjectMeta(name=""))  # the caller tries every Node

@@ -38,7 +38,8 @@ class Cluster(ClusterStore):
     """A cluster held in memory, indexed by node and pool.
 
     ``features`` and ``variant`` are those of :func:`dralloc.solver.allocate`
-    (default: Kubernetes 1.36's gates) and hold for every call (a cluster's
+    (default: the gates Kubernetes ``kubernetes_version`` has on, 1.37 unless
+    given, and the variant it picks) and hold for every call (a cluster's
     scheduler runs with one set of feature gates). Objects are read from
     ``objects`` (an :class:`~dralloc.io.ObjectSet` or models); :meth:`load`
     reads files. With ``admission`` (the default, as for ``allocate()``) the
@@ -48,8 +49,8 @@ class Cluster(ClusterStore):
 
     def __init__(self, objects: ObjectSet | Iterable[TypedObject] = (),
                  features: Features | Iterable[str] | None = None, variant: Variant | str | None = None,
-                 admission: bool = True) -> None:
-        feats = Features.of(features)
+                 admission: bool = True, kubernetes_version: str | None = None) -> None:
+        feats = Features.of(features, kubernetes_version)
         super().__init__(feats, Variant(variant) if variant is not None else feats.variant(), admission)
         objs = objects if isinstance(objects, ObjectSet) else ObjectSet.of(list(objects))
         if admission:
@@ -60,10 +61,12 @@ class Cluster(ClusterStore):
 
     @classmethod
     def load(cls, paths: Iterable[str | Path], features: Features | Iterable[str] | None = None,
-             variant: Variant | str | None = None) -> Cluster:
+             variant: Variant | str | None = None, kubernetes_version: str | None = None) -> Cluster:
         """Read files (as :func:`dralloc.io.load`: every problem raised at
-        once) and admit them."""
-        return cls(load(paths), features, variant)
+        once; objects in API versions the release does not serve are read,
+        with a warning in ``.warnings`` of the loaded set) and admit them."""
+        feats = Features.of(features, kubernetes_version)
+        return cls(load(paths, kubernetes_version=feats.kubernetes_version), feats, variant)
 
     # ------------------------------------------------------------ questions
 

@@ -12,7 +12,10 @@ documents of kinds dralloc does not read are skipped with a warning line each
 key (namespace/name, or name for cluster-scoped kinds) are an error naming both
 places (with ``last_wins`` the later one replaces the earlier, with a warning
 line in ``ObjectSet.replaced``); a namespaced object without a namespace lands
-in ``default``, as kubectl puts it there."""
+in ``default``, as kubectl puts it there; an object in an API version (or
+with a field) the Kubernetes release answered for does not serve is read,
+with one warning line per kind and version naming the release
+(``ObjectSet.unserved``; :mod:`dralloc.release`)."""
 
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from dralloc.io.defaults import default_claim, default_namespace, default_templa
 from dralloc.io.mixins import flatten_slice
 from dralloc.io.parse import RawDocument, UnreadableError, iter_documents, read_documents
 from dralloc.io.progress import LoadProgress
+from dralloc.io.served import ServedCheck
 from dralloc.models import (
     DeviceClass,
     Node,
@@ -99,6 +103,7 @@ class ObjectSet:
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)    # documents of kinds dralloc does not read
     replaced: list[str] = field(default_factory=list)   # duplicates replaced (last_wins)
+    unserved: list[str] = field(default_factory=list)   # API versions / fields the release does not serve
     origin: dict[int, str] = field(default_factory=dict)  # id(obj) -> where
     admitted: bool = False  # every object defaulted and validated as the API server does
 
@@ -140,6 +145,7 @@ class ObjectSet:
         self.errors.extend(other.errors)
         self.skipped.extend(other.skipped)
         self.replaced.extend(other.replaced)
+        self.unserved.extend(other.unserved)
         self.admitted = False
 
     def all(self) -> Iterator[TypedObject]:
@@ -154,8 +160,9 @@ class ObjectSet:
 
     @property
     def warnings(self) -> list[str]:
-        """Every warning line: skipped documents, replaced duplicates."""
-        return [*self.skipped, *self.replaced]
+        """Every warning line: skipped documents, replaced duplicates, API
+        versions and fields the release does not serve."""
+        return [*self.skipped, *self.replaced, *self.unserved]
 
     def where(self, obj: TypedObject) -> str:
         return self.origin.get(id(obj), "")
@@ -268,11 +275,12 @@ class _Reader:
     """Adds parsed objects to an ObjectSet, refusing (or, with ``last_wins``,
     replacing) duplicates and reporting unknown documents."""
 
-    def __init__(self, strict: bool, last_wins: bool) -> None:
+    def __init__(self, strict: bool, last_wins: bool, kubernetes_version: str | None = None) -> None:
         self.out = ObjectSet()
         self.strict = strict
         self.last_wins = last_wins
         self.seen: dict[Key, TypedObject] = {}
+        self.served = ServedCheck(kubernetes_version)
 
     def document(self, doc: RawDocument) -> None:
         own = registry.describe_own(doc.data)
@@ -287,6 +295,7 @@ class _Reader:
         if obj is None:
             self.unknown(doc)
             return
+        self.served.check(doc, obj)
         self.register(default_namespace(obj), doc.where)
 
     def unknown(self, doc: RawDocument) -> None:
@@ -324,7 +333,8 @@ class _Reader:
 
 
 def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = False,
-         last_wins: bool = False, progress: bool | None = None) -> ObjectSet:
+         last_wins: bool = False, progress: bool | None = None,
+         kubernetes_version: str | None = None) -> ObjectSet:
     """Load every object from ``paths``, in input order.
 
     Problems (unreadable files, invalid objects, duplicates; documents of
@@ -334,8 +344,10 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
     read are listed in ``.skipped``; with ``last_wins`` a duplicate replaces
     the earlier object and ``.replaced`` says so. A load that takes over 2 s
     shows its progress on stderr when stderr is a terminal (``progress``:
-    True always, False never)."""
-    reader = _Reader(strict, last_wins)
+    True always, False never). Objects in an API version, or with a field,
+    that Kubernetes ``kubernetes_version`` (default 1.37) does not serve are
+    read, with a warning line in ``.unserved`` per kind and version."""
+    reader = _Reader(strict, last_wins, kubernetes_version)
     files = list(iter_files(paths))
     meter = LoadProgress(sum(_size(f) for f in files), progress)
     with build.quiet_gc():
@@ -348,6 +360,7 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
                     meter.object()
             meter.file_done()
     meter.finish()
+    reader.out.unserved.extend(reader.served.lines())
     if reader.out.errors and not collect:
         raise InputErrors(reader.out.errors)
     return reader.out

@@ -26,8 +26,8 @@ from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.view.demand import Demand
 from dralloc.planner.view.fingerprint import node_fingerprint, pool_names, read_attributes
 
-# Gates the planner turns on unless told otherwise: Kubernetes 1.36's, as every
-# command and the library (dralloc.features.DEFAULT_GATES).
+# Gates the planner turns on unless told otherwise: the default release's, as
+# every command and the library (dralloc.features.DEFAULT_GATES).
 DEFAULT_GATES = FEATURE_DEFAULTS
 
 
