@@ -18,7 +18,14 @@ from dataclasses import dataclass, fields, replace
 from enum import Enum
 
 from dralloc.errors import InputError
-from dralloc.release import DEFAULT_RELEASE, DRALLOC_ONLY_GATES, GATE_STAGES, Release, VariantSpec, release
+from dralloc.release import (
+    DEFAULT_RELEASE,
+    DRALLOC_ONLY_GATES,
+    GATE_STAGES,
+    Release,
+    VariantSpec,
+    release,
+)
 
 # Feature-gate names (as users and scenario files write them) -> allocator flag
 # (a field of Features), or None for a gate that switches nothing in dralloc.
