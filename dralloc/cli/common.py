@@ -146,11 +146,22 @@ def add_release_arg(p: argparse.ArgumentParser) -> None:
     """``--kubernetes-version``: the release answered for (dralloc.release)."""
     from dralloc.release import DEFAULT_RELEASE, RELEASES
 
-    p.add_argument("--kubernetes-version", choices=RELEASES, default=DEFAULT_RELEASE, metavar="VERSION",
+    p.add_argument("--kubernetes-version", type=kubernetes_version, default=DEFAULT_RELEASE, metavar="VERSION",
                    help="the Kubernetes release to answer for: the feature gates it has on by default, "
                         "the API versions it serves (objects in others are read, with a warning) and the "
                         "allocator variant it picks (choices: " + ", ".join(RELEASES) + "; default: "
                         + DEFAULT_RELEASE + ")")
+
+
+def kubernetes_version(text: str) -> str:
+    """An argparse type: a release dralloc answers for (``1.37``, ``v1.37``,
+    ``1.37.2``), as its minor version."""
+    from dralloc.release import release
+
+    try:
+        return release(text).version
+    except InputError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
 
 
 def release_of(args: argparse.Namespace) -> str | None:

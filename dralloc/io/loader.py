@@ -32,7 +32,7 @@ from dralloc.io.defaults import default_claim, default_namespace, default_templa
 from dralloc.io.mixins import flatten_slice
 from dralloc.io.parse import RawDocument, UnreadableError, iter_documents, read_documents
 from dralloc.io.progress import LoadProgress
-from dralloc.io.served import ServedCheck
+from dralloc.io.served import SeenMap, merge, record, unserved
 from dralloc.models import (
     DeviceClass,
     Node,
@@ -104,6 +104,7 @@ class ObjectSet:
     skipped: list[str] = field(default_factory=list)    # documents of kinds dralloc does not read
     replaced: list[str] = field(default_factory=list)   # duplicates replaced (last_wins)
     unserved: list[str] = field(default_factory=list)   # API versions / fields the release does not serve
+    api_seen: SeenMap = field(default_factory=dict)     # every (apiVersion, kind) and release field read
     origin: dict[int, str] = field(default_factory=dict)  # id(obj) -> where
     admitted: bool = False  # every object defaulted and validated as the API server does
 
@@ -146,6 +147,7 @@ class ObjectSet:
         self.skipped.extend(other.skipped)
         self.replaced.extend(other.replaced)
         self.unserved.extend(other.unserved)
+        merge(self.api_seen, other.api_seen)
         self.admitted = False
 
     def all(self) -> Iterator[TypedObject]:
@@ -275,12 +277,11 @@ class _Reader:
     """Adds parsed objects to an ObjectSet, refusing (or, with ``last_wins``,
     replacing) duplicates and reporting unknown documents."""
 
-    def __init__(self, strict: bool, last_wins: bool, kubernetes_version: str | None = None) -> None:
+    def __init__(self, strict: bool, last_wins: bool) -> None:
         self.out = ObjectSet()
         self.strict = strict
         self.last_wins = last_wins
         self.seen: dict[Key, TypedObject] = {}
-        self.served = ServedCheck(kubernetes_version)
 
     def document(self, doc: RawDocument) -> None:
         own = registry.describe_own(doc.data)
@@ -295,7 +296,7 @@ class _Reader:
         if obj is None:
             self.unknown(doc)
             return
-        self.served.check(doc, obj)
+        record(self.out.api_seen, doc, obj)
         self.register(default_namespace(obj), doc.where)
 
     def unknown(self, doc: RawDocument) -> None:
@@ -347,7 +348,7 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
     True always, False never). Objects in an API version, or with a field,
     that Kubernetes ``kubernetes_version`` (default 1.37) does not serve are
     read, with a warning line in ``.unserved`` per kind and version."""
-    reader = _Reader(strict, last_wins, kubernetes_version)
+    reader = _Reader(strict, last_wins)
     files = list(iter_files(paths))
     meter = LoadProgress(sum(_size(f) for f in files), progress)
     with build.quiet_gc():
@@ -360,7 +361,7 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
                     meter.object()
             meter.file_done()
     meter.finish()
-    reader.out.unserved.extend(reader.served.lines())
+    reader.out.unserved.extend(unserved(reader.out.api_seen, kubernetes_version))
     if reader.out.errors and not collect:
         raise InputErrors(reader.out.errors)
     return reader.out

@@ -2,7 +2,11 @@
 does not serve: an API version it has no longer (or not yet), or a field it
 does not have (:data:`dralloc.release.SERVED`, :data:`dralloc.release.FIELDS`).
 Such objects are read all the same; each (kind, version) or field gets one
-warning line naming the release, the first place and how many objects."""
+warning line naming the release, the first place and how many objects.
+
+While loading, :class:`Seen` records every (apiVersion, kind) and every
+release-dependent field met (``ObjectSet.api_seen``), so the lines can be
+had for any release afterwards (``compare-versions`` asks two)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,10 @@ from typing import Any
 
 from dralloc.io.parse import RawDocument
 from dralloc.models import TypedObject
-from dralloc.release import FIELDS, release
+from dralloc.release import FIELDS, Release, release
+
+# ("api", apiVersion, kind) or ("field", kind, path) -> [objects, first place]
+SeenMap = dict[tuple[str, str, str], list[Any]]
 
 
 def _snake(name: str) -> str:
@@ -44,29 +51,35 @@ for _kind, _path in FIELDS:
     _PATHS.setdefault(_kind, []).append(_path)
 
 
-class ServedCheck:
-    """Collects, while loading, what the release does not serve."""
+def record(seen: SeenMap, doc: RawDocument, obj: TypedObject) -> None:
+    """Note the document's (apiVersion, kind) and its release-dependent fields."""
+    data = doc.data
+    keys = [("api", str(data.get("apiVersion")), str(data.get("kind")))]
+    keys += [("field", obj.kind, p) for p in _PATHS.get(obj.kind, ()) if present(obj, p)]
+    for key in keys:
+        entry = seen.get(key)
+        if entry is None:
+            seen[key] = [1, doc.where]
+        else:
+            entry[0] += 1
 
-    def __init__(self, kubernetes_version: str | None = None) -> None:
-        self.release = release(kubernetes_version)
-        self.found: dict[str, list[Any]] = {}   # why -> [objects, first place]
 
-    def _note(self, why: str, where: str) -> None:
-        entry = self.found.setdefault(why, [0, where])
-        entry[0] += 1
+def merge(into: SeenMap, other: SeenMap) -> None:
+    for key, (n, where) in other.items():
+        entry = into.setdefault(key, [0, where])
+        entry[0] += n
 
-    def check(self, doc: RawDocument, obj: TypedObject) -> None:
-        data = doc.data
-        why = self.release.unserved(str(data.get("apiVersion")), str(data.get("kind")))
-        if why is not None:
-            self._note(why, doc.where)
-        for path in _PATHS.get(obj.kind, ()):
-            if present(obj, path):
-                why = self.release.unserved_field(obj.kind, path)
-                if why is not None:
-                    self._note(f"{obj.kind} {path}: {why}", doc.where)
 
-    def lines(self) -> list[str]:
-        """One warning line per finding, in the order first met."""
-        return [f"{where}: {why}; read anyway" + (f" ({n} objects)" if n > 1 else "")
-                for why, (n, where) in self.found.items()]
+def unserved(seen: SeenMap, kubernetes_version: str | Release | None = None) -> list[str]:
+    """One warning line per (kind, version) or field the release does not
+    serve, in the order first met."""
+    rel = release(kubernetes_version)
+    out = []
+    for (what, a, b), (n, where) in seen.items():
+        why = rel.unserved(a, b) if what == "api" else rel.unserved_field(a, b)
+        if why is None:
+            continue
+        if what == "field":
+            why = f"{a} {b}: {why}"
+        out.append(f"{where}: {why}; read anyway" + (f" ({n} objects)" if n > 1 else ""))
+    return out
