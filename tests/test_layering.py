@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("planner.general",),
     ("planner.blocks", "planner.mixed"),
     ("planner.questions", "planner.report"),
-    ("planner.api",),
+    ("planner.api", "upgrade"),
     ("cli",),
 )
 RANK = {room: i for i, rooms in enumerate(LAYERS) for room in rooms}

@@ -36,6 +36,8 @@ COMMANDS = {
     "flatten": "print ResourceSlices with mixins applied, in resource.k8s.io/v1",
     "convert": "translate pre-v1 formats (composite devices, capacity pools, k8srm, dra-evolution) to v1",
     "encode": "print the CP-SAT model of an allocation question",
+    "compare-versions": "what changes on upgrade: the same cluster under two Kubernetes releases, each change "
+                        "with the gate or rule that makes it",
 }
 
 OUTPUTS = ("table", "wide", "yaml", "json")

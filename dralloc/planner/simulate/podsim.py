@@ -30,7 +30,7 @@ from typing import Any
 
 from dralloc.cluster import Cluster
 from dralloc.errors import InputError
-from dralloc.features import Features
+from dralloc.features import Features, Variant
 from dralloc.inventory.nodesel import NodeSelectorError, allocation_admits
 from dralloc.io import ObjectSet
 from dralloc.models import (
@@ -124,14 +124,14 @@ class NodeObjects:
 class PodSimulator:
     def __init__(self, objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node],
                  mode: str = "replay", cache: bool = True, policy: str = "first",
-                 per_node: NodeObjects | None = None) -> None:
+                 per_node: NodeObjects | None = None, variant: Variant | None = None) -> None:
         check_policy(policy)
         self.policy = policy
         self.demand = demand
         self.features = features
         self.mode = mode
         self.per_node = per_node if per_node is not None else NodeObjects(objs, probes(demand))
-        self.cluster = Cluster(objs, features, admission=False)
+        self.cluster = Cluster(objs, features, variant, admission=False)
         self.nodes = sorted(nodes, key=lambda n: n.name.encode())
         self.shared = dict(demand.shared)
         self.allocated = [c for c in objs.claims if c.status and c.status.allocation]
@@ -341,12 +341,14 @@ def done(claim: ResourceClaim, alloc: AllocationResult) -> ResourceClaim:
 
 def simulate_pods(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
                   mode: str = "replay", progress: Progress | None = None, cache: bool = True,
-                  policy: str = "first", per_node: NodeObjects | None = None) -> PodsSim:
+                  policy: str = "first", per_node: NodeObjects | None = None,
+                  variant: Variant | None = None) -> PodsSim:
     """The scheduler's pod-by-pod answer for ``demand`` (see the module doc);
     ``cache=False`` calls the allocator for every pod and node; ``policy``:
-    first, most or least."""
+    first, most or least; ``variant``: another allocator variant than the
+    one the features' release picks."""
     nodes = list(nodes if nodes is not None else objs.nodes)
     t0 = time.perf_counter()
-    out = PodSimulator(objs, demand, features, nodes, mode, cache, policy, per_node).run(progress)
+    out = PodSimulator(objs, demand, features, nodes, mode, cache, policy, per_node, variant).run(progress)
     out.seconds = time.perf_counter() - t0
     return out
