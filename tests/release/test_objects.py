@@ -145,3 +145,20 @@ def test_a_capacity_key_the_device_lacks_is_a_warning(tmp_path: Path) -> None:
     found = validate(load([_write(tmp_path, [_slice({"nodeAllocatableResources": entry})])]))
     assert [(f.severity, f.field) for f in found] == [
         ("warning", "spec.devices[0].nodeAllocatableResources[cpu].mapping.capacityKey")]
+
+
+@pytest.mark.parametrize("version", ["1.34", "1.35"])
+def test_the_upstream_corpus_under_an_older_release(version: str) -> None:
+    """Every upstream scenario passes under 1.34 and 1.35 (the default, 1.37,
+    is what tests/scenarios runs), but those turning on a gate the release
+    does not have, which are skipped with the reason."""
+    from dralloc.cli.check import check_file
+
+    entries = [e for f in sorted(LIST_TYPES.glob("*.yaml"))
+               for e in check_file(str(f), "replay", kubernetes_version=version)]
+    assert len(entries) == 119
+    assert [e for e in entries if e["result"] not in ("pass", "skip")] == []
+    missing = {e["name"] for e in entries if e["result"] == "skip" and "has no feature gate" in e["reason"]}
+    scenarios, _ = load_scenarios([LIST_TYPES])
+    assert missing == {s.name for s in scenarios if "DRAListTypeAttributes" in s.features}
+    assert len(missing) == 11
