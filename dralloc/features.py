@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from enum import Enum
+from functools import lru_cache
 
 from dralloc.errors import InputError
 from dralloc.release import (
@@ -83,7 +84,7 @@ class Features:
     @classmethod
     def flags(cls) -> tuple[str, ...]:
         """The allocator flags (every boolean field)."""
-        return tuple(f.name for f in fields(cls) if f.name != "kubernetes_version")
+        return _FLAG_NAMES
 
     @classmethod
     def from_gates(cls, names: Iterable[str], kubernetes_version: str | Release | None = None) -> Features:
@@ -168,7 +169,7 @@ class Features:
 
     def enabled(self) -> set[str]:
         """The allocator flags on that the engines read."""
-        return {f for f in self.flags() if getattr(self, f) and f not in SELECTION_ONLY}
+        return {f for f in _ENGINE_FLAGS if getattr(self, f)}
 
     def gates(self) -> list[str]:
         return sorted(g for g, f in GATES.items() if f and getattr(self, f))
@@ -176,7 +177,7 @@ class Features:
     def variant(self) -> Variant:
         """The variant Kubernetes picks in this release (the most stable one
         supporting all flags), as the dralloc variant that models its code."""
-        return Variant(self.pick().model)
+        return _variant(self)
 
     def kubernetes_variant(self) -> str:
         """The name the release gives the variant it picks."""
@@ -184,8 +185,21 @@ class Features:
 
     def pick(self) -> VariantSpec:
         """The release's variant for these flags (:meth:`dralloc.release.Release.pick`)."""
-        on = {f for f in self.flags() if getattr(self, f)}
-        return self.release.pick(on)
+        return _pick(self.kubernetes_version, frozenset(f for f in _FLAG_NAMES if getattr(self, f)))
 
     def supported_by(self, variant: Variant) -> bool:
         return self.enabled() <= _SUPPORTED[variant]
+
+
+_FLAG_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Features) if f.name != "kubernetes_version")
+_ENGINE_FLAGS: tuple[str, ...] = tuple(f for f in _FLAG_NAMES if f not in SELECTION_ONLY)
+
+
+@lru_cache(maxsize=256)
+def _pick(version: str, on: frozenset[str]) -> VariantSpec:
+    return Release(version).pick(on)
+
+
+@lru_cache(maxsize=1024)
+def _variant(features: Features) -> Variant:
+    return Variant(features.pick().model)
