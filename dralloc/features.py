@@ -171,6 +171,11 @@ class Features:
         """The allocator flags on that the engines read."""
         return {f for f in _ENGINE_FLAGS if getattr(self, f)}
 
+    def has_defect(self, defect: str) -> bool:
+        """Whether this release's allocator still has ``defect`` (code changed
+        between releases without a gate: dralloc.release.FIXED_DEFECTS)."""
+        return self.release.has_defect(defect)
+
     def gates(self) -> list[str]:
         return sorted(g for g, f in GATES.items() if f and getattr(self, f))
 

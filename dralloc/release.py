@@ -23,7 +23,9 @@ Each row was read from Kubernetes itself (docs/releases.md cites them):
   ``nodeAllocatableResources`` (the old field tombstoned, not converted).
 
 A new release is one more entry in :data:`RELEASES`, its gate changes in
-:data:`GATE_STAGES` and its variants in :data:`VARIANTS`."""
+:data:`GATE_STAGES`, its variants in :data:`VARIANTS`, the defects its
+allocator fixed in :data:`FIXED_DEFECTS` and its API changes in
+:data:`SERVED` / :data:`FIELDS`."""
 
 from __future__ import annotations
 
@@ -118,6 +120,11 @@ VARIANTS: dict[str, tuple[VariantSpec, ...]] = {
              VariantSpec("incubating", _SHARING, "incubating"),
              VariantSpec("experimental", _SHARING | {"list_type_attributes"}, "experimental")),
 }
+
+# Allocator code that changed between releases without a gate of its own: a
+# defect id (dralloc.defects) -> the first release whose allocator no longer
+# has it. Engines ask Features.has_defect(id).
+FIXED_DEFECTS: dict[str, str] = {}
 
 # Releases whose allocator sees DRAResourceClaimDeviceStatus as a flag of its own.
 SEPARATE_DEVICE_STATUS = frozenset({"1.34"})
@@ -217,6 +224,11 @@ class Release:
                 return spec
         names = ", ".join(sorted(need - self.variants()[-1].supports))
         raise InputError(f"Kubernetes {self.version} has no allocator for the features {names}")
+
+    def has_defect(self, defect: str) -> bool:
+        """Whether this release's allocator still has ``defect`` (:data:`FIXED_DEFECTS`)."""
+        fixed = FIXED_DEFECTS.get(defect)
+        return fixed is None or minor(self.version) < minor(fixed)
 
     # ------------------------------------------------------------ API versions
     def serves(self, api_version: str, kind: str) -> bool:

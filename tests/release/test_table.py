@@ -124,3 +124,12 @@ def test_every_gate_dralloc_knows_has_a_history_or_is_dralloc_only() -> None:
     from dralloc.release import DRALLOC_ONLY_GATES, GATE_STAGES
 
     assert set(GATES) == set(GATE_STAGES) | set(DRALLOC_ONLY_GATES)
+
+
+def test_defects_fixed_by_a_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dralloc import release as rel
+
+    monkeypatch.setitem(rel.FIXED_DEFECTS, "some-defect", "1.36")
+    assert Features.default("1.35").has_defect("some-defect")
+    assert not Features.default("1.36").has_defect("some-defect")
+    assert Features.default("1.34").has_defect("another-defect")   # never fixed: every release has it
