@@ -133,7 +133,9 @@ class GangReader:
         self.workloads = {f"{_ns(w)}/{w.name}": w for w in objs.workloads}
         self.composites = {f"{_ns(g)}/{g.name}": g for g in objs.composite_pod_groups}
         self.invalid: dict[int, InputError] = {}
-        for obj in [*objs.workloads, *objs.pod_groups, *objs.composite_pod_groups]:
+        gang_objects: list[Workload | PodGroup | CompositePodGroup] = [*objs.workloads, *objs.pod_groups,
+                                                                       *objs.composite_pod_groups]
+        for obj in gang_objects:
             err = _invalid(objs, obj)
             if err is not None:
                 self.invalid[id(obj)] = err
@@ -308,7 +310,8 @@ class GangReader:
         ns = _ns(group)
         pod_st = (pod.status.resource_claim_statuses or []) if pod.status else []
         group_st = (group.status.resource_claim_statuses or []) if group.status else []
-        names = [s.resource_claim_name for s in [*pod_st, *group_st] if s.name == name]
+        names = [s.resource_claim_name for s in pod_st if s.name == name]
+        names += [s.resource_claim_name for s in group_st if s.name == name]
         names.append(f"{group.name}-{name}")     # made here earlier (and committed to a Cluster)
         for made in names:
             if made and (claim := self.claim(f"{ns}/{made}")) is not None:
@@ -333,7 +336,7 @@ class GangReader:
         if self._owned is None:
             self._owned = {}
             for c in self._claims():
-                entry = (c.metadata.annotations or {}).get(GROUP_CLAIM_ANNOTATION)
+                entry = (c.metadata.annotations or {}).get(GROUP_CLAIM_ANNOTATION) or ""
                 for o in (c.metadata.owner_references or []) if entry else []:
                     if o.kind == "PodGroup":
                         self._owned.setdefault((_ns(c), o.name, entry), c)

@@ -22,8 +22,8 @@ from typing import Any, NamedTuple
 from dralloc.cli.common import parse_features, progress, warn
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
-from dralloc.gangs import GangReader
 from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
+from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
 from dralloc.io.parse import iter_documents

@@ -11,6 +11,7 @@ allocator's pool gathering and allocated state ever look at for that node."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -123,7 +124,10 @@ class Cluster(ClusterStore):
                 yield target, self.allocate(target, todo, **how)
                 continue
             yield target, on_node(target, todo, how.get("mode") or "first-fit",
-                                  lambda rest, t=target: self.allocate(t, rest, **how))
+                                  functools.partial(self._on, target, how))
+
+    def _on(self, target: Node, how: dict[str, Any], rest: list[ResourceClaim]) -> Outcome:
+        return self.allocate(target, rest, **how)
 
     def fits(self, claims: ClaimsArg = None, *, pod: PodArg = None, limit: int | None = None,
              nodes: Iterable[Node | str] | None = None, **how: Any) -> list[tuple[Node, Outcome]]:

@@ -13,8 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dralloc.models import CompositePodGroup, PodGroup, PodGroupPolicy, PodGroupResourceClaim, Workload
-from dralloc.models.scheduling import CompositePodGroupTemplate, CompositePolicy, PodGroupTemplate, SchedulingConstraints
+from dralloc.models import (
+    CompositePodGroup,
+    PodGroup,
+    PodGroupPolicy,
+    PodGroupResourceClaim,
+    Workload,
+)
+from dralloc.models.scheduling import (
+    CompositePodGroupTemplate,
+    CompositePolicy,
+    PodGroupTemplate,
+    SchedulingConstraints,
+)
 from dralloc.validation import formats
 from dralloc.validation.finding import Collector
 
