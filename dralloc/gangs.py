@@ -121,10 +121,12 @@ class GangReader:
 
     ``objs`` holds the gang objects (and, by default, the claims and
     templates); ``claim``, ``template`` and ``claims`` look claims up
-    elsewhere (a :class:`dralloc.Cluster` passes its own)."""
+    elsewhere (a :class:`dralloc.Cluster` passes its own). Gang objects are
+    checked as the API server checks them unless ``checked`` (default:
+    whether ``objs`` were admitted) says they were."""
 
     def __init__(self, objs: ObjectSet, claim: ClaimLookup | None = None, template: TemplateLookup | None = None,
-                 claims: Callable[[], Iterable[ResourceClaim]] | None = None) -> None:
+                 claims: Callable[[], Iterable[ResourceClaim]] | None = None, checked: bool | None = None) -> None:
         self.objs = objs
         self.claim = claim or objs.claim
         self.template = template or self._template
@@ -135,7 +137,7 @@ class GangReader:
         self.invalid: dict[int, InputError] = {}
         gang_objects: list[Workload | PodGroup | CompositePodGroup] = [*objs.workloads, *objs.pod_groups,
                                                                        *objs.composite_pod_groups]
-        for obj in gang_objects:
+        for obj in gang_objects if not (objs.admitted if checked is None else checked) else []:
             err = _invalid(objs, obj)
             if err is not None:
                 self.invalid[id(obj)] = err

@@ -31,7 +31,7 @@ when it runs out, or a call stops at the replay's time limit, the answer is
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 
@@ -135,7 +135,9 @@ class _Search:
     examples: dict[bool, dict[str, str]] = field(default_factory=dict)
     _seen: dict[Hashable, frozenset[bool]] = field(default_factory=dict)
     _evals: dict[Hashable, tuple[bool, int, str, list[ResourceClaim]]] = field(default_factory=dict)
-    _base: dict[str, Hashable] = field(default_factory=dict)
+    fingerprint: Callable[[Node], Hashable] | None = None       # the caller's, for node-local nodes
+    _base: dict[str, int | tuple[str, str]] = field(default_factory=dict)
+    _ids: dict[Hashable, int] = field(default_factory=dict)       # fingerprint -> a small number
     _state0: dict[str, Hashable] = field(default_factory=dict)   # untouched node-local nodes
 
     def __post_init__(self) -> None:
@@ -150,13 +152,16 @@ class _Search:
 
     # ------------------------------------------------------------ node identity
 
-    def base(self, node: Node) -> Hashable:
-        """The node's fingerprint without allocations (its name when one of
-        its pools is not node-local: what other nodes do changes it)."""
+    def base(self, node: Node) -> int | tuple[str, str]:
+        """The node's fingerprint as a small number (its name when one of its
+        pools is not node-local: what other nodes do changes it)."""
         if node.name not in self._base:
             slices = self.cluster.view(node).objects.slices
-            local = all(s.spec.node_name == node.name for s in slices)
-            self._base[node.name] = node_fingerprint(node, slices, set(), self._read) if local else ("node", node.name)
+            if all(s.spec.node_name == node.name for s in slices):
+                fp = self.fingerprint(node) if self.fingerprint else node_fingerprint(node, slices, set(), self._read)
+                self._base[node.name] = self._ids.setdefault(fp, len(self._ids))
+            else:
+                self._base[node.name] = ("node", node.name)
         return self._base[node.name]
 
     def state(self, node: Node, touched: set[str]) -> Hashable:
@@ -164,7 +169,7 @@ class _Search:
         driver, pool position, device), pool and node names aside. Only
         nodes the cycle touched (or that share a pool) change during it."""
         base = self.base(node)
-        fixed = node.name not in touched and base[0] != "node"   # type: ignore[index]
+        fixed = node.name not in touched and isinstance(base, int)
         if fixed and node.name in self._state0:
             return self._state0[node.name]
         view = self.cluster.view(node)
@@ -261,12 +266,13 @@ class _Search:
 
 
 def gang_cycle(cluster: Cluster, pods: Sequence[CyclePod], needed: int, nodes: Sequence[Node],
-               budget: Budget) -> CycleResult:
+               budget: Budget, fingerprint: Callable[[Node], Hashable] | None = None) -> CycleResult:
     """Kubernetes' gang cycle for ``pods`` (in cycle order) on the cluster as
     it holds the allocations now, under every tie-break: placed, refused,
     depending on the tie-break, or not decided (budget, time limit). The
-    cluster is left as it was."""
-    search = _Search(cluster, list(pods), needed, list(nodes), budget)
+    cluster is left as it was. ``fingerprint``: the caller's node identity
+    (the same for nodes the allocator cannot tell apart, allocations aside)."""
+    search = _Search(cluster, list(pods), needed, list(nodes), budget, fingerprint=fingerprint)
     try:
         with cluster.trial():
             found = search.outcomes(0, {})

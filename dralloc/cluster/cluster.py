@@ -74,14 +74,16 @@ class Cluster(ClusterStore):
         without a generated claim is instantiated (``<pod>-<entry>``); an
         entry that is its PodGroup's claim is the group's one claim
         (:mod:`dralloc.gangs`), allocated or not."""
-        return pod_claims(self._pod(pod), self.claim, self.template, self.gangs())
+        return pod_claims(self._pod(pod), self.claim, self.template, self.gangs() if self._gang_objects else None)
 
     def gangs(self) -> GangReader:
-        """The gang model over this cluster's PodGroups, Workloads and claims."""
+        """The gang model over this cluster's PodGroups, Workloads and claims
+        (gang objects admitted with the cluster are not checked again)."""
         objs = ObjectSet()
         for obj in self._gang_objects.values():
             objs.add(obj)
-        return GangReader(objs, self.claim, self.template, lambda: list(self._claims.values()))
+        return GangReader(objs, self.claim, self.template, lambda: list(self._claims.values()),
+                          checked=self.admission)
 
     def allocate(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None,
                  mode: str | None = None, objective: str | None = None, time_limit: float | None = None,

@@ -314,7 +314,8 @@ class PodSimulator:
         """The gang's cycle under every tie-break, on the state now."""
         pods = [CyclePod(f"{p.name}#{r}", tuple([self.shared[k] for k in p.shared] + p.instances(r)))
                 for p in members for r in range(p.replicas)]
-        return gang_cycle(self.cluster, pods, needed, self.nodes, Budget(self.tiebreak or 0))
+        return gang_cycle(self.cluster, pods, needed, self.nodes, Budget(self.tiebreak or 0),
+                          self.per_node.fingerprint)
 
     def _undo(self, journal: list[tuple[str, Any]]) -> None:
         for what, item in reversed(journal):
