@@ -188,8 +188,9 @@ def _entry(g: _Gang, cyc: CycleResult, best: dict[str, str], proven: bool) -> di
                      f"now, {WORDS[Kube.PLACED]}: the scheduler did not retry it since resources were freed")
     elif cyc.kube is Kube.TIE_BREAK:
         entry.update(verdict="gang-fits-by-tie-break", nodes=dict(sorted(best.items())),
-                     message=f"{cycle} is {WORDS[Kube.TIE_BREAK]}: it fits now ({where}), but other draws "
-                     f"refuse it (refused when: {_pairs(cyc.refused)})")
+                     message=f"gang {key}: {WORDS[Kube.TIE_BREAK]} among equally-scored nodes: one draw places it now "
+                     f"({where}), another refuses it (it places only {_pairs(cyc.refused)}, fewer than the {need} "
+                     "pods it needs)")
     elif len(best) >= need and cyc.kube is Kube.REFUSED:
         entry.update(verdict="gang-fits-jointly", nodes=dict(sorted(best.items())),
                      message=f"{cycle} refuses the gang under every tie-break (e.g. it places only "

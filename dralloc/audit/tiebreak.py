@@ -85,11 +85,22 @@ def may_win(scores: list[int], window: int) -> list[bool]:
     if n <= window:
         top = max(scores, default=0)
         return [s == top for s in scores]
-    out = []
-    for i, s in enumerate(scores):
-        left = next((d for d in range(1, n) if scores[(i - d) % n] > s), n)
-        right = next((d for d in range(1, n) if scores[(i + d) % n] > s), n)
-        out.append(left + right - 1 >= window)
+    right, left = _higher(scores, forward=True), _higher(scores, forward=False)
+    return [left[i] + right[i] - 1 >= window for i in range(n)]
+
+
+def _higher(scores: list[int], forward: bool) -> list[int]:
+    """Per node, how far (circularly, in one direction) the nearest strictly
+    higher score is; ``len(scores)`` when there is none (a monotonic stack
+    over the list walked twice)."""
+    n = len(scores)
+    out = [n] * n
+    stack: list[int] = []
+    for j in (range(2 * n) if forward else range(2 * n - 1, -1, -1)):
+        while stack and scores[stack[-1] % n] < scores[j % n]:
+            k = stack.pop()
+            out[k % n] = min(out[k % n], abs(j - k))
+        stack.append(j)
     return out
 
 
@@ -218,7 +229,7 @@ class _Search:
         shared = tuple(sorted((c.key, repr(c.status.allocation if c.status else None)) for c in claims
                               if c.key in self.group and is_allocated(c)))
         feasible: list[tuple[Node, Hashable, int]] = []
-        for node in pod.nodes or self.nodes:
+        for node in self.nodes if pod.nodes is None else pod.nodes:
             key: Hashable = (self.state(node, touched), i, shared)
             if key not in self._evals:
                 self._evals[key] = (*self.call(node, claims)[:2], node.name, [])

@@ -80,3 +80,20 @@ def test_the_dra_score_decides_where_a_pure_tie_break_would_not() -> None:
     assert entry["kubernetes"]["refusedBy"] == {"default/p1": "n1"}
     assert entry["verdict"] == "gang-fits-jointly"
     assert entry["nodes"] == {"default/p1": "n2", "default/p2": "n1"}
+
+
+def test_a_node_may_win_exactly_when_some_window_holds_it_and_nothing_higher() -> None:
+    """The definition, window by window (every start of the scheduler's
+    search, round the end of the node list), against random scores."""
+    import random
+
+    rng = random.Random(7)
+    for _ in range(500):
+        n, window = rng.randint(1, 9), rng.randint(1, 9)
+        scores = [rng.randint(0, 3) for _ in range(n)]
+        if n <= window:
+            want = [s == max(scores) for s in scores]
+        else:
+            runs = [[(j + d) % n for d in range(window)] for j in range(n)]
+            want = [any(i in run and all(scores[k] <= scores[i] for k in run) for run in runs) for i in range(n)]
+        assert may_win(scores, window) == want, (scores, window)
