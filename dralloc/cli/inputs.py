@@ -144,7 +144,12 @@ def resolve(args: argparse.Namespace) -> Target:
 
 
 def problem_from_args(args: argparse.Namespace) -> Problem:
+    """The allocator's problem for the target; for a pod, its claims not
+    allocated yet (one allocated already, e.g. its PodGroup's, is held)."""
     t = resolve(args)
-    return build_problem(t.objs.slices, t.objs.classes, t.node, t.claims, allocated_claims(t.objs, t.claims),
+    claims = t.claims
+    if getattr(args, "pod", None):
+        claims = [c for c in claims if not (c.status and c.status.allocation)] or claims
+    return build_problem(t.objs.slices, t.objs.classes, t.node, claims, allocated_claims(t.objs, claims),
                          t.features, t.variant)
 
