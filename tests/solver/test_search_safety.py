@@ -128,3 +128,22 @@ def test_why_a_search_ended() -> None:
     finished = run(done, _hinted())
     assert finished.name == "OPTIMAL" and finished.why is None and finished.stopped_words() is None
     assert finished.wall < 30.0   # finished early: never "stopped at its time limit"
+
+
+def test_every_cp_sat_search_goes_through_run() -> None:
+    """No module calls a CP-SAT solver's solve itself (only cancel.solve,
+    under search.run): every search is interruptible and never aborts."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "dralloc"
+    direct = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "cancel.py" and path.parent.name == "solver":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("solve", "Solve") and isinstance(node.func.value, ast.Name) \
+                    and node.func.value.id.lower().endswith("solver"):
+                direct.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    assert direct == []
