@@ -14,6 +14,7 @@ from typing import Any
 from dralloc.errors import AllocationError
 from dralloc.features import Features
 from dralloc.inventory.candidates import request_candidates
+from dralloc.inventory.fingerprint import node_fingerprint, read_attributes
 from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.problem import build_problem
 from dralloc.io import ObjectSet
@@ -21,7 +22,6 @@ from dralloc.models import Node, ResourceClaim
 from dralloc.planner.objective import COMPUTE, GPU_DRIVER_PREFIX, check
 from dralloc.planner.view.cluster import _node_slices
 from dralloc.planner.view.demand import Demand
-from dralloc.planner.view.fingerprint import node_fingerprint, read_attributes
 from dralloc.planner.view.pods import PodsDemand
 
 
