@@ -115,11 +115,13 @@ def _demand_parser(what: Any, models: list[str]) -> None:
     ai.add_argument("--min-count", default="all", metavar="all|N|FRACTION",
                     help="a gang's minCount: every pod, N pods, or a fraction of the gang rounded up (e.g. 0.5)")
     ai.add_argument("--gang-api", choices=GANG_APIS, default="podgroup",
-                    help="gangs as PodGroups (scheduling.k8s.io/v1alpha2, Kubernetes 1.36), Workloads "
-                         "(v1alpha1, 1.35) or the planner's annotation planner.dralloc.dev/gang")
+                    help="gangs as PodGroups, Workloads with PodGroups (1.35: a Workload's pod groups) or the "
+                         "planner's annotation planner.dralloc.dev/gang; scheduling.k8s.io objects in the "
+                         "versions --kubernetes-version serves (1.37: v1beta1)")
     ai.add_argument("--gang-priority", type=int, metavar="P",
                     help="priority of the training pods (default: above every other pod, --priorities)")
     ai.add_argument("--seed", type=common.NON_NEGATIVE, default=0, help="seed for the gang sizes")
+    common.add_release_arg(d)
     common.add_output(d, objects.OUTPUTS, "yaml", "output format")
     d.set_defaults(func=run_demand)
 
@@ -218,7 +220,8 @@ def _ai_demand(args: argparse.Namespace, load: Fraction | None) -> list[dict[str
         raise InputError("--ai needs --load and --types (the cluster the load refers to, e.g. gpu=50,mig=50)")
     types = parse_types(args.types, args.gpu, lambda kind, gpu, name: NodeType(kind, gpu, args.gpus, args.nics,
                                                                                 name=name))
-    gangs = Gangs(_sizes(args.gang_sizes), args.min_count, args.gang_api, args.gang_priority)
+    gangs = Gangs(_sizes(args.gang_sizes), args.min_count, args.gang_api, args.gang_priority,
+                  common.release_of(args))
     return ai_demand(types, load, _mix(args.mix) if args.mix else None, gangs, args.train_gpus,
                      args.priorities, args.seed)
 

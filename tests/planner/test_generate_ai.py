@@ -24,6 +24,7 @@ from dralloc.planner.generate import clusters as gen
 from dralloc.planner.generate.aidemand import Gangs, ai_demand
 from dralloc.planner.generate.nodes import NodeType
 from dralloc.planner.view.pods import pods_demand
+from dralloc.release import release
 from dralloc.validation import validate
 
 Doc = dict[str, Any]
@@ -99,10 +100,18 @@ def test_the_load_is_split_exactly() -> None:
         assert abs(_replicas(pods[f"mig-{p}"]) - migs * Fraction(w, 10)) < 1
 
 
-@pytest.mark.parametrize("api", ["podgroup", "workload", "annotation"])
-def test_gangs_have_their_sizes_and_min_count(api: str) -> None:
-    gangs = Gangs((2, 3), "0.5", api)
+@pytest.mark.parametrize("api,version,source", [
+    ("podgroup", None, "PodGroup"), ("podgroup", "1.36", "PodGroup"), ("workload", None, "PodGroup"),
+    ("workload", "1.36", "PodGroup"), ("workload", "1.35", "Workload"), ("annotation", None, "annotation")])
+def test_gangs_have_their_sizes_and_min_count(api: str, version: str | None, source: str) -> None:
+    """In the API versions the release serves (1.37: v1beta1 PodGroups, a
+    Workload's template named by each; 1.35: a Workload's pod groups)."""
+    gangs = Gangs((2, 3), "0.5", api, release=version)
     docs = ai_demand([(NodeType("gpu", gpus=8, nics=8), 40)], Fraction(1), {"train": 1}, gangs, seed=5)
+    rel = release(version)
+    assert all(rel.serves(d["apiVersion"], d["kind"]) for d in docs if d["apiVersion"].startswith("scheduling"))
+    if api == "workload":
+        assert {d["kind"] for d in docs} >= {"Workload"}
     objs = gen.objects(gen.mixed_cluster([(NodeType("gpu", gpus=8, nics=8), 1)]) + docs)
     assert list(validate(objs)) == []
     demand = pods_demand(objs)
@@ -110,8 +119,16 @@ def test_gangs_have_their_sizes_and_min_count(api: str) -> None:
     sizes = sorted(g.size for g in demand.gangs.values())
     assert sum(sizes) == 40 and all(2 <= s <= 3 for s in sizes[1:]) and 1 <= sizes[0] <= 3
     assert all(g.min_count == ceil(g.size / 2) for g in demand.gangs.values())
-    assert {g.source for g in demand.gangs.values()} == {{"podgroup": "PodGroup", "workload": "Workload", "annotation": "annotation"}[api]}
+    assert {g.source for g in demand.gangs.values()} == {source}
     assert {p.priority for p in demand.pods} == {1}      # above the plain pods' single level
+
+
+def test_no_podgroup_before_1_36(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["generate", "demand", "--ai", "--types", "gpu=2", "--mix", "train=1", "--load", "1",
+            "--kubernetes-version", "1.35"]
+    assert main(argv) == 2
+    assert "Kubernetes 1.35 has no PodGroup; give --gang-api workload or annotation" in capsys.readouterr().err
+    assert main([*argv, "--gang-api", "workload"]) == 0
 
 
 def test_every_shape_fits_an_empty_generated_node() -> None:
@@ -130,7 +147,7 @@ def test_cli_writes_what_the_front_door_admits(capsys: pytest.CaptureFixture[str
     docs = list(yaml.safe_load_all(io.StringIO(capsys.readouterr().out)))
     objs = gen.objects(gen.mixed_cluster(TYPES) + docs)
     assert list(validate(objs)) == []
-    assert {d["kind"] for d in docs} == {"ResourceClaimTemplate", "Workload", "Pod"}
+    assert {d["kind"] for d in docs} == {"ResourceClaimTemplate", "Workload", "PodGroup", "Pod"}
     demand = pods_demand(objs)
     assert {p.priority for p in demand.pods if p.gang} == {2}
     assert {p.priority for p in demand.pods if not p.gang} == {0, 1}

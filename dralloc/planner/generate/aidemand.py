@@ -16,8 +16,8 @@ generator's nodes (:mod:`.nodes`).
   (:func:`.demand.gpu_template`); pods go into gangs whose sizes are drawn
   from ``sizes`` with the seed (the last gang takes what is left), each with
   its ``minCount`` (``min_count``: every pod, a number, or a fraction of
-  the gang, rounded up), as a PodGroup (scheduling.k8s.io/v1alpha2), a
-  Workload (v1alpha1) or the planner's annotation. Gangs get priority
+  the gang, rounded up), as a PodGroup, a Workload with a PodGroup, or the
+  planner's annotation, in the API versions the release serves. Gangs get priority
   ``gang_priority`` (default: above every other pod).
 * **Inference**: 1-GPU pods without NICs. **MIG**: one pod per claim of a
   profile (``mig.nvidia.com``, selected by ``profile``).
@@ -57,6 +57,7 @@ class Gangs:
     min_count: str = "all"
     api: str = "podgroup"
     priority: int | None = None       # None: above every plain pod
+    release: str | None = None        # the Kubernetes release the objects are for (None: the default)
 
     def minimum(self, size: int) -> int:
         if self.min_count == "all":
@@ -112,21 +113,41 @@ def _check(mix: Mapping[str, int], cap: Capacity, train_gpus: int) -> None:
                              "of NICs")
 
 
+def _served(version: str | None, kind: str, choices: Sequence[str]) -> str | None:
+    from dralloc.release import release
+
+    rel = release(version)
+    return next((f"scheduling.k8s.io/{v}" for v in choices if rel.serves(f"scheduling.k8s.io/{v}", kind)), None)
+
+
 def _gang_objects(name: str, size: int, need: int, priority: int, gangs: Gangs) -> list[Obj]:
+    """The gang's objects in the versions the release serves: a PodGroup
+    (v1beta1 in 1.37, v1alpha2 in 1.36); with ``workload``, a Workload too
+    (1.35: v1alpha1, its pod group linked by the pod's ``workloadRef``;
+    later: a PodGroupTemplate the PodGroup is made from)."""
     pod = workload(name, [TRAIN], size, priority)
-    out: list[Obj] = []
-    if gangs.api == "podgroup":
-        out.append({"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
-                    "metadata": {"name": name, "namespace": "default"},
-                    "spec": {"schedulingPolicy": {"gang": {"minCount": need}}}})
-        pod["spec"]["schedulingGroup"] = {"podGroupName": name}
-    elif gangs.api == "workload":
-        out.append({"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
-                    "metadata": {"name": name, "namespace": "default"},
-                    "spec": {"podGroups": [{"name": "workers", "policy": {"gang": {"minCount": need}}}]}})
-        pod["spec"]["workloadRef"] = {"name": name, "podGroup": "workers"}
-    else:
+    policy = {"gang": {"minCount": need}}
+    meta = {"name": name, "namespace": "default"}
+    if gangs.api == "annotation":
         pod["metadata"]["annotations"].update({GANG: name, GANG_MIN: str(need)})
+        return [pod]
+    group_api = _served(gangs.release, "PodGroup", ("v1beta1", "v1alpha2"))
+    if gangs.api == "workload" and group_api is None:     # Kubernetes 1.35: pod groups inside the Workload
+        pod["spec"]["workloadRef"] = {"name": name, "podGroup": "workers"}
+        return [{"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload", "metadata": meta,
+                 "spec": {"podGroups": [{"name": "workers", "policy": policy}]}}, pod]
+    if group_api is None:
+        raise InputError(f"--gang-api podgroup: Kubernetes {gangs.release} has no PodGroup; give --gang-api workload "
+                         "or annotation")
+    out: list[Obj] = []
+    spec: Obj = {"schedulingPolicy": policy}
+    if gangs.api == "workload":
+        out.append({"apiVersion": group_api, "kind": "Workload", "metadata": meta,
+                    "spec": {"podGroupTemplates": [{"name": "workers", "schedulingPolicy": policy}]}})
+        if group_api.endswith("v1beta1"):
+            spec = {"workloadRef": {"workloadName": name, "templateName": "workers"}, **spec}
+    out.append({"apiVersion": group_api, "kind": "PodGroup", "metadata": dict(meta), "spec": spec})
+    pod["spec"]["schedulingGroup"] = {"podGroupName": name}
     return [*out, pod]
 
 
