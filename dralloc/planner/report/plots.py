@@ -229,7 +229,7 @@ def _histogram(ax: Any, values: dict[str, Fraction]) -> None:
     ax.set_ylabel("nodes" + (" (log scale)" if log else ""))
     ax.set_xlabel("DRA utilisation (as cluster-autoscaler computes it)")
     ax.margins(y=0.15)
-    ax.set_xlim(-1, max(2, len(keys)))
+    ax.set_xlim(-1, max(1, len(keys)))
     ax.set_title(f"Nodes per utilisation: {len(values):,} nodes (each node: -o yaml, detail.utilisation)",
                  fontsize=9)
 
