@@ -3,16 +3,29 @@ JSON (through the one serializer: a YAML stream, or one JSON object / a List).""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 from dralloc.io.emit import render_objects
 from dralloc.planner.answer import Answer
 
+FRACTION = re.compile(r"-?\d+/\d+")
 SHOWN_UNITS = 20  # layout rows in the table (wide: all)
 
 
+def _mixed(text: str) -> str:
+    """An exact fraction ``n/d`` as a mixed number (``5329/7`` -> ``761 2/7``)."""
+    q = Fraction(text)
+    whole = int(q)               # towards zero, so the rest keeps the sign
+    rest = abs(q - whole)
+    return f"{whole} {rest}" if whole else str(q)
+
+
 def _cell(v: Any) -> str:
+    if isinstance(v, str) and FRACTION.fullmatch(v):
+        return _mixed(v)
     if isinstance(v, dict):
         return ", ".join(f"{k}={v[k]}" for k in v)
     return "-" if v is None else str(v)
