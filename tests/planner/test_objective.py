@@ -190,3 +190,13 @@ def test_the_table_says_the_objective_and_the_gap_unit(capsys: pytest.CaptureFix
     with pytest.raises(SystemExit):
         main(["plan", "fit", *map(str, sorted(EXAMPLE.glob("*.yaml"))), "--objective", "money"])
     assert "invalid choice: 'money'" in capsys.readouterr().err
+
+
+def test_the_table_writes_fractions_as_mixed_numbers() -> None:
+    from dralloc.planner.answer import Answer
+    from dralloc.planner.report.tables import table
+
+    a = Answer("fit", {"pods": 2, "gpus": "5329/7"}, {"pods": 3, "gpus": "5598/7"}, gap="269/7",
+               objective={"name": "gpus", "maximises": "GPUs placed", "unit": "GPUs"})
+    out = table([a])
+    assert "761 2/7" in out and "799 5/7" in out and "38 3/7" in out
