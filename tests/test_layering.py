@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("solver",),
     ("cluster",),
     ("check", "audit"),
+    ("planner.objective",),
     ("planner", "planner.view", "planner.parallel", "planner.generate"),
     ("planner.simulate", "planner.pattern", "planner.answer"),
     ("planner.general",),

@@ -15,6 +15,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cli import common
+from dralloc.planner.objective import DEFAULT as DEFAULT_OBJECTIVE
+from dralloc.planner.objective import OBJECTIVES
 from dralloc.planner.questions import QUESTIONS
 from dralloc.planner.simulate import POLICIES
 from dralloc.solver.limits import help_text
@@ -40,6 +42,9 @@ def register(sub: Any) -> None:
     p.add_argument("--policy", choices=POLICIES, default="first",
                    help="node choice of the first-fit simulation: first feasible by name, or the feasible "
                         "node with the most / least DRA utilisation (as cluster-autoscaler computes it)")
+    p.add_argument("--objective", choices=tuple(OBJECTIVES), default=DEFAULT_OBJECTIVE,
+                   help="what the optimum maximises: " + "; ".join(f"{k}: {v}" for k, v in OBJECTIVES.items())
+                        + " (add-nodes and layout place the whole demand whatever it is)")
     p.add_argument("--time-limit", type=common.seconds, metavar="SECONDS",
                    help=help_text("plan", "time limit of each CP-SAT model a question solves (each component or "
                                   "part, each node count add-nodes tries; the configuration model's stages share "
@@ -74,7 +79,7 @@ def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
     dicts = run_all(answer_files, tasks, args.scheduler, args.workers, common.reporter(args))
     common.warn(args, sorted({w for d in dicts for w in d.get("warnings", [])}))
     return [Answer(d["question"], d["firstFit"], d["optimal"], d["gap"], {**d.get("detail", {}), **{
-        "inputs": d["inputs"]}}) for d in dicts]
+        "inputs": d["inputs"]}}, objective=d.get("objective", {})) for d in dicts]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     feats = common.parse_features(args.features, args.kubernetes_version)
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
                    template=args.template, progress=common.reporter(args), add=args.add, gates=tuple(feats.gates()),
-                   kubernetes_version=feats.kubernetes_version)
+                   kubernetes_version=feats.kubernetes_version, objective=args.objective)
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
         answers = _sweep(args, opts)
     else:
