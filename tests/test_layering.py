@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("planner.general",),
     ("planner.blocks", "planner.mixed"),
     ("planner.questions", "planner.report"),
+    ("planner.makeroom",),
     ("planner.api",),
     ("cli",),
 )

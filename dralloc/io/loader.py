@@ -31,9 +31,12 @@ from dralloc.io.parse import RawDocument, UnreadableError, iter_documents, read_
 from dralloc.io.progress import LoadProgress
 from dralloc.models import (
     DeviceClass,
+    DeviceTaintRule,
     Node,
     Pod,
+    PodDisruptionBudget,
     PodGroup,
+    PriorityClass,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
@@ -96,6 +99,9 @@ class ObjectSet:
     pods: list[Pod] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
     pod_groups: list[PodGroup] = field(default_factory=list)
+    budgets: list[PodDisruptionBudget] = field(default_factory=list)
+    priority_classes: list[PriorityClass] = field(default_factory=list)
+    taint_rules: list[DeviceTaintRule] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)    # documents of kinds dralloc does not read
     replaced: list[str] = field(default_factory=list)   # duplicates replaced (last_wins)
@@ -115,7 +121,8 @@ class ObjectSet:
         return {  # type: ignore[return-value]
             ResourceSlice: self.slices, DeviceClass: self.classes, ResourceClaim: self.claims,
             ResourceClaimTemplate: self.templates, Node: self.nodes, Pod: self.pods,
-            Workload: self.workloads, PodGroup: self.pod_groups,
+            Workload: self.workloads, PodGroup: self.pod_groups, PodDisruptionBudget: self.budgets,
+            PriorityClass: self.priority_classes, DeviceTaintRule: self.taint_rules,
         }[type(obj)]
 
     def add(self, obj: TypedObject, where: str = "") -> None:
@@ -151,6 +158,9 @@ class ObjectSet:
         yield from self.pods
         yield from self.workloads
         yield from self.pod_groups
+        yield from self.budgets
+        yield from self.priority_classes
+        yield from self.taint_rules
 
     @property
     def warnings(self) -> list[str]:

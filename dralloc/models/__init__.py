@@ -4,12 +4,16 @@ plus Node and Pod). Models hold data only; no solver, YAML or CEL here."""
 from dralloc.models.base import K8sModel, OpenModel, QuantityField
 from dralloc.models.core import (
     Container,
+    LabelSelector,
+    LabelSelectorRequirement,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     ObjectMeta,
+    OwnerReference,
     Pod,
+    PodCondition,
     PodResourceClaim,
     PodSchedulingGroup,
     TypedObject,
@@ -36,6 +40,9 @@ from dralloc.models.resource import (
     DeviceSelector,
     DeviceSubRequest,
     DeviceTaint,
+    DeviceTaintRule,
+    DeviceTaintRuleSpec,
+    DeviceTaintSelector,
     DeviceToleration,
     ExactDeviceRequest,
     OpaqueDeviceConfiguration,
@@ -47,6 +54,7 @@ from dralloc.models.resource import (
     ResourceSlice,
     ResourceSliceSpec,
 )
+from dralloc.models.policy import PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus, PriorityClass
 from dralloc.models.scheduling import (
     GangSchedulingPolicy,
     PodGroup,
@@ -61,6 +69,9 @@ __all__ = [
     "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
     "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DeviceRequest",
     "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
+    "DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintSelector", "LabelSelector", "LabelSelectorRequirement",
+    "OwnerReference", "PodCondition", "PodDisruptionBudget", "PodDisruptionBudgetSpec", "PodDisruptionBudgetStatus",
+    "PriorityClass",
     "DeviceToleration", "ExactDeviceRequest", "K8sModel", "Node", "NodeSelector",
     "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OpaqueDeviceConfiguration",
     "GangSchedulingPolicy", "OpenModel", "Pod", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
