@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from dralloc.features import Features
+from dralloc.inventory.taintrules import apply_rules
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ObjectMeta
 from dralloc.planner.makeroom.budgets import Budgets, read_budgets
@@ -134,6 +135,7 @@ def make_room(objs: ObjectSet, features: Features, work: Work, opts: Options,
               relax: frozenset[str] = frozenset(), deadline: Deadline | None = None) -> Outcome:
     """The search for the fewest disruptions (``relax``: rules left out,
     "budgets" or "priority", to say what blocks a plan)."""
+    objs = apply_rules(objs)
     setup, why = setup_for(objs, features, work, opts, relax)
     deadline = deadline or Deadline(opts.time_limit)
     nodes = sorted(objs.nodes, key=lambda n: n.name.encode())
