@@ -45,9 +45,6 @@ def _blocked_by(objs: ObjectSet, work: Work, disrupted: list[str], relaxed: str)
 def explain(objs: ObjectSet, features: Features, work: Work, opts: Options, out: Outcome,
             deadline: Deadline) -> list[str]:
     """Why no plan exists, in sentences."""
-    if not out.search.candidates():
-        return [f"{work.what} fits on no node even with every pod that may be disrupted gone (priority below "
-                f"{work.priority}, evictable" + (", with claims of its own" if opts.mode == "move" else "") + ")"]
     quiet = Options(opts.mode, opts.cost, opts.time_limit, opts.workers, None, opts.whole)
     for relax in ("budgets", "priority", "budgets+priority"):
         if deadline.over():
@@ -57,6 +54,9 @@ def explain(objs: ObjectSet, features: Features, work: Work, opts: Options, out:
             lines = _blocked_by(objs, work, got.search.best.disrupted, relax)
             if lines:
                 return lines
+    if not out.search.candidates():
+        return [f"{work.what} fits on no node even with every pod that may be disrupted gone (priority below "
+                f"{work.priority}, evictable" + (", with claims of its own" if opts.mode == "move" else "") + ")"]
     return [f"no choice of pods to disrupt lets {work.what} fit"
             + (" (pods whose claims are shared are not moved)" if opts.mode == "move" else "")]
 
