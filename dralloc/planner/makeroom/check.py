@@ -6,8 +6,14 @@ recounted; each victim's priority compared with the work's."""
 from __future__ import annotations
 
 from dralloc.checker.rules import verify_allocation
+from dralloc.models import DeviceRequestAllocationResult, ResourceClaim
 from dralloc.planner.makeroom.model import RoomResult, Setup
 from dralloc.planner.simulate.podsim import NodeObjects, visible_on
+
+
+def _results(claim: ResourceClaim) -> list[DeviceRequestAllocationResult]:
+    alloc = claim.status.allocation if claim.status else None
+    return list(alloc.devices.results or []) if alloc and alloc.devices else []
 
 
 def released(setup: Setup, gone: set[str]) -> set[str]:
@@ -21,6 +27,10 @@ def check_plan(setup: Setup, res: RoomResult) -> list[str]:
     free = released(setup, gone)
     objs = setup.objs
     held = [c for c in objs.claims if c.status and c.status.allocation and c.key not in free]
+    by_pool: dict[tuple[str, str], list[ResourceClaim]] = {}
+    for c in held:
+        for pool in {(r.driver, r.pool) for r in _results(c)}:
+            by_pool.setdefault(pool, []).append(c)
     per_node = NodeObjects(objs)
     by_name = {n.name: n for n in objs.nodes}
     out: list[str] = []
@@ -30,10 +40,13 @@ def check_plan(setup: Setup, res: RoomResult) -> list[str]:
         allocs = [c.status.allocation for c in claims if c.status and c.status.allocation]
         bare = [c.model_copy(update={"status": None}) for c in claims]
         node = by_name[name]
-        for f in verify_allocation(per_node.get(node).slices, objs.classes, node, bare, allocs, held, setup.features):
+        here = list({id(c): c for p in per_node.pools(node) for c in by_pool.get(p, [])}.values())
+        for f in verify_allocation(per_node.get(node).slices, objs.classes, node, bare, allocs, here, setup.features):
             if f.level == "error":
                 out.append(f"node {name}: {f}")
-        held.extend(claims)
+        for c in claims:
+            for pool in {(r.driver, r.pool) for r in _results(c)}:
+                by_pool.setdefault(pool, []).append(c)
         done.update({c.key: c for c in claims})
     for key, name in sorted(res.placed.items()):
         pod = next(p for p in setup.work.demand.pods if p.name == key.rpartition("#")[0])

@@ -94,13 +94,21 @@ class Running:
         return [p for p in self.pods.values() if p.node == node]
 
 
-def _group_users(objs: ObjectSet, claim: ResourceClaim) -> list[Pod]:
+def _group_members(objs: ObjectSet) -> dict[tuple[str, str], list[Pod]]:
+    """Pods by (namespace, PodGroup)."""
+    out: dict[tuple[str, str], list[Pod]] = {}
+    for p in objs.pods:
+        sg = p.spec.scheduling_group
+        if sg is not None and sg.pod_group_name:
+            out.setdefault((p.metadata.namespace or "default", sg.pod_group_name), []).append(p)
+    return out
+
+
+def _group_users(members: dict[tuple[str, str], list[Pod]], claim: ResourceClaim) -> list[Pod]:
     """Pods of the PodGroups the claim is reserved for."""
     ns = claim.metadata.namespace or "default"
-    groups = {r.name for r in (claim.status.reserved_for or []) if claim.status
-              and r.resource == "podgroups"} if claim.status else set()
-    return [p for p in objs.pods if groups and (p.metadata.namespace or "default") == ns
-            and p.spec.scheduling_group is not None and p.spec.scheduling_group.pod_group_name in groups]
+    refs = (claim.status.reserved_for or []) if claim.status else []
+    return [p for r in refs if r.resource == "podgroups" for p in members.get((ns, r.name), [])]
 
 
 def _devices(claim: ResourceClaim) -> tuple[list[DeviceID], bool]:
@@ -132,9 +140,10 @@ def running_state(objs: ObjectSet) -> Running:
         out.pods[key] = RunningPod(key, str(pod.spec.node_name), pod_priority(pod, values, default), is_ready(pod),
                                    pod, gang=link.gang if link else None)
     out.gangs = reader.running_gangs()
+    members = _group_members(objs)
     for c in st.allocated():
         users = {pod_key(p) if p.namespace else f"default/{p.name}" for p in
-                 [*st.users.get(c.key, []), *_group_users(objs, c)]}
+                 [*st.users.get(c.key, []), *_group_users(members, c)]}
         running = sorted(u for u in users if u in out.pods)
         if len(running) < len(users):
             out.pending.add(c.key)
