@@ -13,13 +13,21 @@ from dralloc.planner.makeroom.check import check_plan, released
 from dralloc.planner.makeroom.model import RoomResult, Setup
 
 
+DeviceId = tuple[str, str, str]
+
+
 @dataclass
 class RoomAnswer:
+    """The answer (``data``, what is printed) and, for pictures, who holds
+    which device on the affected nodes before and after the plan."""
+
     question: str
     data: dict[str, Any]
-    before: dict[str, dict[str, list[str]]] = field(default_factory=dict)   # node -> pod -> devices (pictures)
-    after: dict[str, dict[str, list[str]]] = field(default_factory=dict)
-    marks: dict[str, str] = field(default_factory=dict)                       # pod -> "evicted" / "moved" / "placed"
+    nodes: list[str] = field(default_factory=list)                         # affected nodes
+    before: dict[DeviceId, str] = field(default_factory=dict)              # device -> pod
+    after: dict[DeviceId, str] = field(default_factory=dict)
+    marks: dict[str, str] = field(default_factory=dict)                    # pod -> "evicted" / "moved" / "placed"
+    labels: dict[str, str] = field(default_factory=dict)                   # pod -> workload (colour)
 
     def as_dict(self) -> dict[str, Any]:
         return self.data
@@ -99,17 +107,42 @@ def _nodes(setup: Setup, res: RoomResult, claims: dict[str, list[ResourceClaim]]
     gone = set(res.disrupted)
     touched = {run.pods[p].node for p in gone} | set(res.placed.values()) | set(res.moved.values())
     out: dict[str, Any] = {}
+    ans.nodes = sorted(touched, key=str.encode)
+    _holders(setup, res, claims, ans)
     for node in sorted(touched, key=str.encode):
         before = {p.key: [f"{d[1]}/{d[2]}" for k in p.claims for d in run.claims[k].devices] for p in run.on_node(node)}
         after = {k: v for k, v in before.items() if k not in gone}
         after.update({m: _devices(claims.get(m, [])) for m, n in res.moved.items() if n == node})
         after.update({r: _devices(claims.get(r, [])) for r, n in res.placed.items() if n == node})
-        ans.before[node], ans.after[node] = before, after
         out[node] = {"before": sorted(before), "after": sorted(after)}
     for p in gone:
         ans.marks[p] = "moved" if p in res.moved else "evicted"
     ans.marks.update({r: "placed" for r in res.placed})
     return out
+
+
+def workload(pod: Any) -> str:
+    """What colours a pod in pictures: its ``app`` label, else its name."""
+    return str((pod.metadata.labels or {}).get("app") or pod.name)
+
+
+def _holders(setup: Setup, res: RoomResult, claims: dict[str, list[ResourceClaim]], ans: RoomAnswer) -> None:
+    run = setup.running
+    gone = set(res.disrupted)
+    for c in run.claims.values():
+        for d in c.devices:
+            ans.before[d] = c.users[0]
+            if not all(u in gone for u in c.users):
+                ans.after[d] = c.users[0]
+    for owner, mine in claims.items():
+        for c in mine:
+            alloc = c.status.allocation if c.status else None
+            for r in (alloc.devices.results or []) if alloc and alloc.devices else []:
+                ans.after[(r.driver, r.pool, r.device)] = owner
+    ans.labels = {k: workload(p.pod) for k, p in run.pods.items()}
+    for p in setup.work.demand.pods:
+        for r in range(p.replicas):
+            ans.labels[f"{p.name}#{r}"] = p.name.rpartition("/")[2]
 
 
 def _budgets(setup: Setup, gone: set[str]) -> list[dict[str, Any]]:
