@@ -19,10 +19,13 @@ from dralloc.features import Features, Variant
 from dralloc.io.loader import ObjectSet
 from dralloc.models import (
     DeviceClass,
+    DeviceTaintRule,
     Node,
     ObjectMeta,
     Pod,
+    PodDisruptionBudget,
     PodGroup,
+    PriorityClass,
     ResourceClaim,
     ResourceClaimStatus,
     ResourceClaimTemplate,
@@ -85,8 +88,10 @@ class ClusterStore:
                 self._templates[_ns_key(obj)] = obj
             elif isinstance(obj, Pod):
                 self._pods[_ns_key(obj)] = obj
-            elif isinstance(obj, (Workload, PodGroup)):
-                continue   # gangs (scheduling.k8s.io) do not change what the allocator sees
+            elif isinstance(obj, (Workload, PodGroup, PodDisruptionBudget, PriorityClass)):
+                continue   # gangs, budgets and priorities do not change what the allocator sees
+            elif isinstance(obj, DeviceTaintRule):
+                continue   # applied to the slices by those who read them (dralloc.inventory.taintrules)
             else:
                 raise InputError(f"a cluster holds no {type(obj).__name__} objects")
 

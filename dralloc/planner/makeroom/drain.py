@@ -34,6 +34,7 @@ from dralloc.io import ObjectSet
 from dralloc.models import DeviceTaintRule, ObjectMeta, ResourceClaim
 from dralloc.planner.makeroom.answer import answer_make_room
 from dralloc.planner.makeroom.budgets import read_budgets
+from dralloc.planner.makeroom.plan import RoomAnswer, workload
 from dralloc.planner.makeroom.room import Options
 from dralloc.planner.makeroom.running import Running, running_state
 from dralloc.planner.makeroom.work import Work
@@ -44,8 +45,9 @@ from dralloc.planner.view.pods import PodDemand, PodsDemand
 @dataclass
 class DrainResult:
     data: dict[str, Any]
-    room: Any = None                                # the make-room answer, when one was needed
+    room: RoomAnswer | None = None                  # the make-room answer, when one was needed
     displaced: dict[str, str] = field(default_factory=dict)   # pod -> node
+    picture: RoomAnswer | None = None               # before and after, for pictures
 
 
 def _evicting(rule: DeviceTaintRule) -> bool:
@@ -65,7 +67,7 @@ def _tolerated(rule: DeviceTaintRule, tolerations: Sequence[Any]) -> tuple[bool,
 def by_taint(running: Running, rules: Sequence[DeviceTaintRule]) -> tuple[dict[str, str], list[dict[str, str]]]:
     """Pods the rules evict (pod -> why), and claims that tolerate them."""
     out: dict[str, str] = {}
-    kept: list[dict[str, str]] = []
+    kept: dict[str, dict[str, str]] = {}
     for key, rc in sorted(running.claims.items()):
         alloc = rc.claim.status.allocation if rc.claim.status else None
         for r in (alloc.devices.results or []) if alloc and alloc.devices else []:
@@ -75,14 +77,15 @@ def by_taint(running: Running, rules: Sequence[DeviceTaintRule]) -> tuple[dict[s
                 forever, secs = _tolerated(rule, r.tolerations or [])
                 dev = f"{r.driver}/{r.pool}/{r.device}"
                 if forever:
-                    kept.extend({"pod": u, "node": running.pods[u].node, "why": f"claim {key} tolerates "
-                                 f"{rule.spec.taint.key} on {dev}"} for u in rc.users)
+                    for u in rc.users:
+                        kept.setdefault(u, {"pod": u, "node": running.pods[u].node,
+                                            "why": f"claim {key} tolerates {rule.spec.taint.key} on {dev}"})
                     continue
                 why = f"claim {key}: device {dev} tainted {rule.spec.taint.key} by DeviceTaintRule {rule.name}" + (
                     f", evicted {secs} s after the taint" if secs else "")
                 for u in rc.users:
                     out.setdefault(u, why)
-    return out, kept
+    return out, [v for k, v in sorted(kept.items()) if k not in out]
 
 
 def _gang_closure(running: Running, gone: dict[str, str]) -> None:
@@ -141,8 +144,10 @@ def _blocked(objs: ObjectSet, running: Running, gone: dict[str, str]) -> list[st
     return out
 
 
-def _fit(objs: ObjectSet, demand: PodsDemand, features: Features, opts: Options) -> dict[str, Any]:
+def _fit(objs: ObjectSet, demand: PodsDemand, features: Features, opts: Options,
+         claims: dict[str, list[ResourceClaim]]) -> dict[str, Any]:
     greedy, opt = general_fit(objs, demand, features, None, opts.time_limit, opts.workers)
+    claims.update(opt.claims)
     total = demand.total()
     out: dict[str, Any] = {"pods": total,
                            "kubernetes": {"pods": sum(greedy.served.values()),
@@ -154,6 +159,42 @@ def _fit(objs: ObjectSet, demand: PodsDemand, features: Features, opts: Options)
         out["gangs"] = {g: {"kubernetes": ff[g], "optimal": best[g]} for g in sorted(demand.gangs)}
     if opt.notes:
         out["optimal"]["notes"] = opt.notes
+    return out
+
+
+def _picture(running: Running, gone: dict[str, str], demand: PodsDemand, placed: dict[str, list[ResourceClaim]],
+             data: dict[str, Any]) -> RoomAnswer:
+    """Before: the displaced pods where they run (evicted); after: where the
+    optimum places them again (moved)."""
+    pic = RoomAnswer("drain", data)
+    owner = {c.name: p.name for p in demand.pods for c in p.instances(0)}
+    for c in running.claims.values():
+        for d in c.devices:
+            pic.before[d] = c.users[0]
+            if not all(u in gone for u in c.users):
+                pic.after[d] = c.users[0]
+    nodes = {running.pods[p].node for p in gone}
+    for node, claims in placed.items():
+        for c in claims:
+            alloc = c.status.allocation if c.status else None
+            for r in (alloc.devices.results or []) if alloc and alloc.devices else []:
+                pic.after[(r.driver, r.pool, r.device)] = owner.get(c.name, c.key)
+                nodes.add(node)
+    pic.nodes = sorted(nodes, key=str.encode)
+    pic.labels = {k: workload(p.pod) for k, p in running.pods.items()}
+    placed_pods = {owner.get(c.name) for cs in placed.values() for c in cs}
+    pic.marks = {p: "moved" if p in placed_pods else "evicted" for p in gone}
+    return pic
+
+
+def _with_room(pic: RoomAnswer, room: RoomAnswer) -> RoomAnswer:
+    """The make-room plan's after-state, the drain's displaced pods marked."""
+    out = RoomAnswer("drain", pic.data, sorted(set(pic.nodes) | set(room.nodes), key=str.encode), dict(pic.before),
+                     {**{d: p for d, p in pic.before.items() if p not in pic.marks}, **room.after},
+                     {**room.marks, **{p: m for p, m in pic.marks.items()}}, {**pic.labels, **room.labels})
+    for p in pic.marks:
+        out.marks[p] = "moved" if any(v == f"{p}#0" for v in room.after.values()) else "evicted"
+    out.after = {d: (v[:-2] if v.endswith("#0") and v[:-2] in pic.marks else v) for d, v in out.after.items()}
     return out
 
 
@@ -197,13 +238,17 @@ def drain(objs: ObjectSet, features: Features, nodes: Sequence[str] = (), rules:
         data["fitElsewhere"] = None
         notes.append("no displaced pod uses claims: nothing to place again")
     else:
-        fit = data["fitElsewhere"] = _fit(after, demand, features, opts)
+        placed: dict[str, list[ResourceClaim]] = {}
+        fit = data["fitElsewhere"] = _fit(after, demand, features, opts, placed)
+        res.picture = _picture(running, gone, demand, placed, data)
         short = fit["optimal"]["pods"] < demand.total() or any(not v["optimal"] for v in fit.get("gangs", {}).values())
         if short:
             work = Work(demand, min(p.priority for p in demand.pods),
                         f"the {demand.total()} displaced pod{'s' * (demand.total() != 1)}")
             res.room = answer_make_room(after, features, work, opts)
             data["makeRoom"] = res.room.data
+            if res.room.data["status"] == "plan":
+                res.picture = _with_room(res.picture, res.room)
     if notes:
         data["notes"] = notes
     return res

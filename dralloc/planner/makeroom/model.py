@@ -66,6 +66,7 @@ class Setup:
     weight: dict[str, int]                     # pod -> cost of disrupting it (the pods that may be)
     shapes: dict[str, str]                     # pending or movable pod name -> shape
     movers: dict[str, PodDemand] = field(default_factory=dict)   # move mode: pod -> its claims as a demand
+    relaxed: bool = False                      # priorities left out (to say what blocks a plan)
 
 
 @dataclass
@@ -116,6 +117,7 @@ class RoomModel:
         self.cost: cp_model.LinearExprT = 0
         self.objective: cp_model.LinearExprT = 0
         self.jm.on_encoding = self._hold
+        self.work_prio = {f"{p.name}#{r}": p.priority for p in setup.work.demand.pods for r in range(p.replicas)}
 
     def _hold(self, node: Node, enc: Encoding) -> None:
         """The devices of claims the model may release are held while kept."""
@@ -131,6 +133,8 @@ class RoomModel:
         self._work()
         self._gangs()
         self._budgets()
+        if not self.s.relaxed:
+            self._preemption()
         if self.s.mode == "move":
             for p in self.vars_pods:
                 placed = self.jm.placed_var(p + "#0") if p in self.s.movers else 0
@@ -196,6 +200,24 @@ class RoomModel:
             for m in mine:
                 self.m.add_implication(b, self.stay[m].Not())
             self.m.add(gone <= max(0, n - (gang.min_count or n)) + n * b)
+
+    def _higher(self, node: str, priority: int) -> list[Var]:
+        """Placements of the work's pods of priority above ``priority`` on ``node``."""
+        return [v for (k, n), v in self.jm.z.items() if n == node and k in self.work_prio
+                and self.work_prio[k] > priority]
+
+    def _preemption(self) -> None:
+        """A pod goes only to make room on its node for a pod of the work of
+        higher priority (or with its gang, broken for one)."""
+        run = self.s.running
+        for p, stay in self.stay.items():
+            rp = run.pods[p]
+            broken = self.broken.get(rp.gang) if rp.gang is not None else None
+            self.m.add_bool_or([stay, *self._higher(rp.node, rp.priority), *([broken] if broken is not None else [])])
+        for g, b in self.broken.items():
+            members = run.gangs[g].running
+            top = max(run.pods[m].priority for m in members)
+            self.m.add_bool_or([b.Not(), *[v for m in members for v in self._higher(run.pods[m].node, top)]])
 
     def _budgets(self) -> None:
         for b in self.s.budgets.budgets:

@@ -106,7 +106,7 @@ def setup_for(objs: ObjectSet, features: Features, work: Work, opts: Options,
     w = weights(sorted(ok.items()), opts.cost)
     shapes = {p.name: shape_of(p, work.demand.shared) for p in work.demand.pods}
     shapes.update({k: shape_of(m, {}) for k, m in movers.items()})
-    return Setup(objs, features, running, budgets, work, opts.mode, w, shapes, movers), why
+    return Setup(objs, features, running, budgets, work, opts.mode, w, shapes, movers, "priority" in relax), why
 
 
 def _destinations(setup: Setup, nodes: list[Node]) -> Callable[[set[str]], list[Node]]:

@@ -3,9 +3,11 @@ one gang (``--for-gang`` its key: ``ns/podgroup``, ``ns/workload/group``
 or the annotation's ``ns/name``), or every pending pod of given files
 (``--demand``). Other pending pods stay pending and hold nothing.
 
-A running pod may be disrupted only if its priority is below the work's:
-each pending pod must be able to preempt every victim, so the threshold is
-the lowest priority among the work's pods."""
+A running pod may be disrupted only if its priority is below the work's
+(the highest among the work's pods), and -- as preemption would have it --
+only to make room on its node for a pod of the work of higher priority than
+its own (a running gang broken below its minimum: for a pod of higher
+priority than all its members on one of their nodes)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from dralloc.planner.view.pods import PodsDemand, pods_demand
 @dataclass
 class Work:
     demand: PodsDemand
-    priority: int          # victims must be below it
+    priority: int          # victims must be below it (the work's highest priority)
     what: str              # for messages: "Pod ns/x", "gang ns/g", "3 pods of demand.yaml"
 
 
@@ -64,4 +66,4 @@ def select_work(objs: ObjectSet, pod: str | None = None, gang: str | None = None
     gangs = {g: every.gangs[g] for g in sorted({p.gang for p in mine if p.gang is not None})}
     shared = {k: c for k, c in every.shared.items() if any(k in p.shared for p in mine)}
     demand = PodsDemand(mine, shared, gangs)
-    return Work(demand, min(p.priority for p in mine), label)
+    return Work(demand, max(p.priority for p in mine), label)

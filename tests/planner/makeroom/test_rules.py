@@ -186,3 +186,18 @@ def test_shared_claim_frees_its_devices_only_when_every_user_goes():
             doc["status"]["reservedFor"].append({"resource": "pods", "name": "share-2", "uid": "uid-share-2"})
     d = ask(docs)
     assert d["evictions"] == ["default/one", "default/share-1", "default/share-2"] and d["proven"]
+
+
+def test_a_victim_makes_room_for_a_higher_pod_of_the_work_on_its_node():
+    """The work: x (priority 100, 2 GPUs) and y (priority 10, 2 GPUs). Pods
+    of priority 50 may go only where x goes: y alone may not displace them."""
+    docs = [gpu_class(), *gpu_node("node-a"), *gpu_node("node-b")]
+    docs += [x for i in range(7) for x in running(f"a-{i}", "node-a", [f"gpu-{i}"], 50)]
+    docs += [x for i in range(8) for x in running(f"b-{i}", "node-b", [f"gpu-{i}"], 50)]
+    docs += pending("x", "two", 100, claim_spec(2)) + pending("y", "two", 10, with_template=False)
+    objs = objects(docs)
+    work = select_work(objs, names={"default/x", "default/y"})
+    d = answer_make_room(objs, FEATS, work, Options()).data
+    assert d["proven"] and d["disruptions"] == 3 and {v["node"] for v in d["placed"].values()} == {"node-a"}
+    only_y = select_work(objs, names={"default/y"})
+    assert answer_make_room(objs, FEATS, only_y, Options()).data["status"] == "no plan"
