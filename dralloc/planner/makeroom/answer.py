@@ -45,6 +45,10 @@ def _blocked_by(objs: ObjectSet, work: Work, disrupted: list[str], relaxed: str)
 def explain(objs: ObjectSet, features: Features, work: Work, opts: Options, out: Outcome,
             deadline: Deadline) -> list[str]:
     """Why no plan exists, in sentences."""
+    if not out.setup.running.pods:
+        return [f"{work.what} fits on no node, and no pod runs that could make room"]
+    if all(p.priority >= work.priority for p in out.setup.running.pods.values()):
+        return [f"no running pod may be disrupted: none has a priority below the work's ({work.priority})"]
     quiet = Options(opts.mode, opts.cost, opts.time_limit, opts.workers, None, opts.whole)
     for relax in ("budgets", "priority", "budgets+priority"):
         if deadline.over():

@@ -112,15 +112,21 @@ class Master:
         for b, e in self._bundles(x).items():
             m.add(e <= len(self.items.bundles[b].groups))
         side = DemandSide(m.new_int_var, m.add, self.items, self._supply(x))
-        m.maximize(side.objective + sum(c.value(self.items) * v for c, v in x.items() if c.bundles))
+        objective = side.objective + sum(c.value(self.items) * v for c, v in x.items() if c.bundles)
+        if target is not None:
+            # the bound is proven: nothing better exists, and CP-SAT stops at an
+            # answer meeting it (stopping from a solution callback aborted
+            # CP-SAT 9.15 under interleave_search: "solution->size() ==
+            # postsolve_mapping.size()")
+            m.add(objective <= target)
+        m.maximize(objective)
         if hint is not None:
             for c, v in x.items():
                 m.add_hint(v, hint.x.get(c, 0))
             side.hint(m, hint)
         solver = interleaved(cp_model.CpSolver(), workers)
         solver.parameters.max_time_in_seconds = max(0.1, time_limit)
-        # an answer meeting the bound is optimal over all configurations: stop there
-        code = solver.solve(m, _StopAt(target) if target is not None else None)
+        code = solver.solve(m)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return Solution(status=solver.status_name(code), seconds=time.perf_counter() - t0)
         out = side.read(solver)
@@ -130,16 +136,6 @@ class Master:
         out.status = solver.status_name(code)
         out.seconds = time.perf_counter() - t0
         return out
-
-
-class _StopAt(cp_model.CpSolverSolutionCallback):
-    def __init__(self, target: int) -> None:
-        super().__init__()
-        self.target = target
-
-    def on_solution_callback(self) -> None:
-        if self.objective_value >= self.target:
-            self.stop_search()
 
 
 class DemandSide:

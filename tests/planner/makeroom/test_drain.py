@@ -116,3 +116,31 @@ def test_bad_drain_requests_are_input_errors():
                                               "taint": {"key": "k", "effect": "NoExecute"}}})
     with pytest.raises(InputError, match="selectors"):
         drain(objs, FEATS, rules=[cel])
+
+
+def test_a_taint_rule_over_one_gpu_model_on_100_nodes():
+    """100 generated nodes (10 H100 first in name order, 90 A100) at 90 %
+    load; one DeviceTaintRule per H100 pool (a rule selects by driver, pool
+    and device). The H100s hold the ten 8-GPU pods of priority 100: all are
+    displaced; no A100 node has 8 free GPUs, so none fits elsewhere either
+    way (proven); making room costs at least one eviction per pod, and the
+    plan is proven minimal over the whole cluster by the region search."""
+    from dralloc.planner.generate.nodes import NodeType
+    from tests.planner.makeroom.loaded import loaded_cluster
+
+    types = [(NodeType("gpu", "h100-80gb-sxm5", 8, name="gpu-h100"), 10),
+             (NodeType("gpu", "a100-40gb", 8, name="gpu-x-a100"), 90)]
+    objs = loaded_cluster(100, types=types)
+    pools = sorted({s.spec.pool.name for s in objs.slices if "h100" in (s.spec.node_name or "")})
+    rules = [rule(f"h100-{p}", driver="gpu.nvidia.com", pool=p) for p in pools]
+    res = drain(objs, FEATS, rules=rules, opts=Options(time_limit=60))
+    d = res.data
+    gone = d["displaced"]
+    assert len(pools) == 10 and len(gone) == 10 and all(p["node"].startswith("gpu-h100") for p in gone)
+    assert all(p["pod"].startswith("default/big-") for p in gone)
+    fit = d["fitElsewhere"]
+    assert (fit["pods"], fit["kubernetes"]["pods"], fit["optimal"]["pods"], fit["optimal"]["proven"]) == (10, 0, 0, True)
+    room = d["makeRoom"]
+    assert room["status"] == "plan" and room["proven"] and room["disruptions"] == room["bound"] >= 10
+    assert room["check"] == "passed" and len(room["placed"]) == 10
+    assert {v["node"] for v in room["placed"].values()}.isdisjoint({p["node"] for p in gone})
