@@ -38,8 +38,12 @@ def _rows(objs: ObjectSet, ans: RoomAnswer) -> list[tuple[Row, Row]]:
     return out
 
 
+WORK = (0.2, 0.2, 0.25)      # the pending work, whatever its name
+
+
 def _colours(plt: Any, ans: RoomAnswer, rows: list[tuple[Row, Row]]) -> dict[str, Any]:
-    works = sorted({ans.labels.get(c, c) for a, b in rows for c in [*a.cells, *b.cells] if c})
+    works = sorted({ans.labels.get(c, c) for a, b in rows for c in [*a.cells, *b.cells]
+                    if c and ans.marks.get(c) != "placed"})
     cmap = plt.get_cmap("tab20")
     return {w: cmap(i % 20) for i, w in enumerate(works)}
 
@@ -48,7 +52,8 @@ def _panel(plt: Any, ax: Any, rows: list[Row], ans: RoomAnswer, colours: dict[st
     for y, r in enumerate(rows):
         for x, pod in enumerate(r.cells):
             mark = ans.marks.get(pod, "") if pod != FREE else ""
-            colour = colours.get(ans.labels.get(pod, pod), (0.9, 0.9, 0.9)) if pod else (0.92, 0.92, 0.92)
+            colour = WORK if mark == "placed" else colours.get(ans.labels.get(pod, pod), (0.9, 0.9, 0.9)) \
+                if pod else (0.92, 0.92, 0.92)
             edge = "black" if mark == "placed" or (mark == "moved" and after) else "white"
             hatch = HATCH.get(mark) if (mark == "evicted" and not after) or mark == "moved" else None
             ax.add_patch(plt.Rectangle((x, y + 0.05), 0.92, 0.9, facecolor=colour, edgecolor=edge, hatch=hatch,
@@ -62,7 +67,8 @@ def draw(ans: RoomAnswer, objs: ObjectSet, path: str, title: str) -> None:
     rows = _rows(objs, ans)
     colours = _colours(plt, ans, rows)
     width = max((len(r.cells) for pair in rows for r in pair), default=1)
-    fig, axes = plt.subplots(1, 2, figsize=(min(16.0, 5 + 0.16 * width * 2), 2.6 + 0.32 * len(rows)), sharey=True)
+    figw = min(18.0, 7 + 0.16 * width * 2)
+    fig, axes = plt.subplots(1, 2, figsize=(figw, 2.6 + 0.32 * len(rows)), sharey=True)
     for ax, side, name in zip(axes, (0, 1), ("before", "after the plan"), strict=True):
         _panel(plt, ax, [pair[side] for pair in rows], ans, colours, side == 1)
         ax.set_xlim(0, width)
@@ -73,16 +79,19 @@ def draw(ans: RoomAnswer, objs: ObjectSet, path: str, title: str) -> None:
         ax.tick_params(axis="x", labelsize=6)
     axes[0].set_ylabel("node")
     fig.supxlabel("device cells in search order (a MIG GPU: one cell per memory slice)", fontsize=7)
-    handles = [plt.Rectangle((0, 0), 1, 1, facecolor=colours[w]) for w in list(colours)[:18]]
-    names = list(colours)[:18]
-    handles += [plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="black", hatch=HATCH["evicted"]),
-                plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="black", hatch=HATCH["moved"]),
-                plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="black", linewidth=1.5)]
-    names += ["evicted", "moved", "pending work placed"]
+    handles = [plt.Rectangle((0, 0), 1, 1, facecolor=colours[w]) for w in list(colours)[:16]]
+    names = list(colours)[:16]
+    if len(colours) > 16:
+        handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="white"))
+        names.append(f"... {len(colours) - 16} more (colours repeat)")
+    handles += [plt.Rectangle((0, 0), 1, 1, facecolor=WORK, edgecolor="black", linewidth=1.5),
+                plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="black", hatch=HATCH["evicted"]),
+                plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="black", hatch=HATCH["moved"])]
+    names += ["the pending work, placed", "evicted", "moved"]
     fig.legend(handles, names, fontsize=6, loc="center right", title="workload / mark", title_fontsize=7)
     shown = f" ({len(rows)} of {len(ans.nodes)} affected nodes)" if len(rows) < len(ans.nodes) else ""
     fig.suptitle(title + shown, fontsize=10)
-    fig.tight_layout(rect=(0, 0, 0.84, 0.95))
+    fig.tight_layout(rect=(0, 0, 1 - 2.1 / figw, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -95,7 +104,7 @@ def write_pictures(answer: Any, objs: ObjectSet, prefix: str) -> list[str]:
         base = base.with_suffix("")
     path = f"{base}-before-after.png"
     room: RoomAnswer | None = answer if isinstance(answer, RoomAnswer) else getattr(answer, "picture", None)
-    if room is None:
+    if room is None or not room.nodes:
         return []
     d = room.data
     if d.get("question") == "drain":
