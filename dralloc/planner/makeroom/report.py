@@ -66,15 +66,23 @@ def room_table(d: dict[str, Any]) -> list[str]:
 
 
 def drain_table(d: dict[str, Any]) -> list[str]:
-    out = [f"drain {d['target']}: {len(d['displaced'])} pod{'s' * (len(d['displaced']) != 1)} lose their devices"]
+    n = len(d["displaced"])
+    out = [f"drain {d['target']}: {n} pod{'s lose' if n != 1 else ' loses'} {'their' if n != 1 else 'its'} devices"]
     for p in d["displaced"]:
         out.append(f"  {p['pod']} on {p['node']}: {p['why']}")
+    for b in d.get("blockedByBudgets", []):
+        out.append(f"  blocked: {b}")
     for p in d.get("kept", []):
         out.append(f"  stays: {p['pod']} on {p['node']}: {p['why']}")
     fit = d.get("fitElsewhere")
     if fit:
         out.append(f"  fit elsewhere now: Kubernetes' way {fit['kubernetes']['pods']} of {fit['pods']} pods, "
                    f"optimum {fit['optimal']['pods']}" + (" (proven)" if fit['optimal'].get('proven') else ""))
+        where = fit["optimal"]["placement"]
+        for r in list(where)[:SHOWN_NODES]:
+            out.append(f"    {r} -> {where[r]}")
+        if len(where) > SHOWN_NODES:
+            out.append(f"    ... {len(where) - SHOWN_NODES} more (-o yaml lists them all)")
         for g, v in sorted(fit.get("gangs", {}).items()):
             out.append(f"    gang {g}: Kubernetes' way {'placed' if v['kubernetes'] else 'refused'}, "
                        f"optimum {'placed' if v['optimal'] else 'refused'}")
