@@ -68,3 +68,10 @@ def test_options_of_one_question_refused_by_another(capsys) -> None:
     assert "say which pending work" in capsys.readouterr().err
     assert main(["plan", "make-room", *files, "--for", "default/nope"]) == 2
     assert "no pending Pod default/nope" in capsys.readouterr().err
+
+
+def test_docs_cli_quotes_the_current_checklist(capsys) -> None:
+    doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    files = [str(ROOT / "examples/makeroom/cluster.yaml"), str(ROOT / "examples/makeroom/pending.yaml")]
+    assert main(["plan", "make-room", *files, "--for", "default/big"]) == 0
+    assert capsys.readouterr().out.strip() in doc
