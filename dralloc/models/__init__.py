@@ -19,6 +19,12 @@ from dralloc.models.core import (
     TypedObject,
     WorkloadReference,
 )
+from dralloc.models.policy import (
+    PodDisruptionBudget,
+    PodDisruptionBudgetSpec,
+    PodDisruptionBudgetStatus,
+    PriorityClass,
+)
 from dralloc.models.resource import (
     AllocationResult,
     CapacityRequestPolicy,
@@ -54,7 +60,6 @@ from dralloc.models.resource import (
     ResourceSlice,
     ResourceSliceSpec,
 )
-from dralloc.models.policy import PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus, PriorityClass
 from dralloc.models.scheduling import (
     GangSchedulingPolicy,
     PodGroup,

@@ -7,7 +7,14 @@ device as the KEP requires."""
 
 from __future__ import annotations
 
-from dralloc.models import Device, DeviceAttribute, DeviceCapacity, DeviceTaint, NodeSelector, ResourceSlice
+from dralloc.models import (
+    Device,
+    DeviceAttribute,
+    DeviceCapacity,
+    DeviceTaint,
+    NodeSelector,
+    ResourceSlice,
+)
 from dralloc.models.resource import CounterSet, DeviceCounterConsumption
 from dralloc.validation import formats as f
 from dralloc.validation.capacity import capacity

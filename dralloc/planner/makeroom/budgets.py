@@ -146,7 +146,8 @@ def read_budgets(objs: ObjectSet, running: Running) -> Budgets:
                                 "refuses to evict it")
             continue
         b = next(x for x in out.budgets if x.key == keys[0])
-        phase = running.pods[pod].pod.status.phase if running.pods[pod].pod.status else None
+        status = running.pods[pod].pod.status
+        phase = status.phase if status is not None else None
         if pod not in b.free and phase != "Pending":
             out.of_pod[pod] = keys
     return out

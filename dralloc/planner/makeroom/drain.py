@@ -28,8 +28,8 @@ from typing import Any
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.gangs import Gang
-from dralloc.inventory.taints import tolerates
 from dralloc.inventory.taintrules import apply_rules, check_rules, rule_matches
+from dralloc.inventory.taints import tolerates
 from dralloc.io import ObjectSet
 from dralloc.models import DeviceTaintRule, ObjectMeta, ResourceClaim
 from dralloc.planner.makeroom.answer import answer_make_room
@@ -175,10 +175,10 @@ def _picture(running: Running, gone: dict[str, str], demand: PodsDemand, placed:
                 pic.after[d] = c.users[0]
     nodes = {running.pods[p].node for p in gone}
     for node, claims in placed.items():
-        for c in claims:
-            alloc = c.status.allocation if c.status else None
+        for made in claims:
+            alloc = made.status.allocation if made.status else None
             for r in (alloc.devices.results or []) if alloc and alloc.devices else []:
-                pic.after[(r.driver, r.pool, r.device)] = owner.get(c.name, c.key)
+                pic.after[(r.driver, r.pool, r.device)] = owner.get(made.name, made.key)
                 nodes.add(node)
     pic.nodes = sorted(nodes, key=str.encode)
     pic.labels = {k: workload(p.pod) for k, p in running.pods.items()}

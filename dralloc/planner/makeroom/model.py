@@ -137,8 +137,10 @@ class RoomModel:
             self._preemption()
         if self.s.mode == "move":
             for p in self.vars_pods:
-                placed = self.jm.placed_var(p + "#0") if p in self.s.movers else 0
-                self.m.add(placed + self.stay[p] == 1)
+                if p in self.s.movers:
+                    self.m.add(cp_model.LinearExpr.sum([self.jm.placed_var(p + "#0"), self.stay[p]]) == 1)
+                else:
+                    self.m.add(self.stay[p] == 1)
         self._objective()
 
     def _claims(self) -> None:
@@ -156,7 +158,7 @@ class RoomModel:
         for p in demand.queue():
             for r in range(p.replicas):
                 key = f"{p.name}#{r}"
-                placed: cp_model.LinearExprT = self.jm.placed_var(key)
+                placed: cp_model.LinearExpr = cp_model.LinearExpr.sum([self.jm.placed_var(key)])
                 shape = self.s.shapes[p.name]
                 if any(shape in px.cap for px in self.proxies):
                     self.px[key] = self.m.new_bool_var(f"proxy[{key}]")
@@ -235,7 +237,9 @@ class RoomModel:
         self.a_weight = self.b_weight * (len(self.px) + 1)
         require_int64((sum(w.values()) + sum(px.floor * len(px.nodes) for px in self.proxies)) * self.a_weight,
                       "the cost of disrupting every pod that may be")
-        self.objective = self.cost * self.a_weight + sum(self.px.values()) * self.b_weight - sum(optional)
+        self.objective = cp_model.LinearExpr.weighted_sum(
+            [self.cost, *self.px.values(), *optional],
+            [self.a_weight, *[self.b_weight] * len(self.px), *[-1] * len(optional)])
         self.m.minimize(self.objective)
 
     def order(self) -> list[Var]:

@@ -12,7 +12,6 @@ from dralloc.models import ResourceClaim
 from dralloc.planner.makeroom.check import check_plan, released
 from dralloc.planner.makeroom.model import RoomResult, Setup
 
-
 DeviceId = tuple[str, str, str]
 
 
@@ -135,14 +134,14 @@ def _holders(setup: Setup, res: RoomResult, claims: dict[str, list[ResourceClaim
             if not all(u in gone for u in c.users):
                 ans.after[d] = c.users[0]
     for owner, mine in claims.items():
-        for c in mine:
-            alloc = c.status.allocation if c.status else None
+        for made in mine:
+            alloc = made.status.allocation if made.status else None
             for r in (alloc.devices.results or []) if alloc and alloc.devices else []:
                 ans.after[(r.driver, r.pool, r.device)] = owner
     ans.labels = {k: workload(p.pod) for k, p in run.pods.items()}
     for p in setup.work.demand.pods:
-        for r in range(p.replicas):
-            ans.labels[f"{p.name}#{r}"] = p.name.rpartition("/")[2]
+        for i in range(p.replicas):
+            ans.labels[f"{p.name}#{i}"] = p.name.rpartition("/")[2]
 
 
 def _budgets(setup: Setup, gone: set[str]) -> list[dict[str, Any]]:

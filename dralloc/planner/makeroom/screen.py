@@ -42,17 +42,24 @@ from dralloc.planner.view.pods import PodDemand
 Group = tuple[int, frozenset[tuple[int, str]]]   # (devices needed, candidate devices as (pool index, name))
 
 
+def _pending_shared(pod: PodDemand, shared: dict[str, ResourceClaim]) -> list[ResourceClaim]:
+    out = []
+    for k in pod.shared:
+        c = shared.get(k)
+        if c is not None and (c.status is None or c.status.allocation is None):
+            out.append(c)
+    return out
+
+
 def shape_of(pod: PodDemand, shared: dict[str, ResourceClaim]) -> str:
     """The claim specs one pod of ``pod`` allocates (its templates and its
     shared claims not allocated yet), names aside."""
-    claims = [c for _, c in pod.templates] + [shared[k] for k in pod.shared
-                                              if k in shared and not (shared[k].status and shared[k].status.allocation)]
+    claims = [c for _, c in pod.templates] + _pending_shared(pod, shared)
     return json.dumps([c.spec.model_dump(by_alias=True, exclude_none=True) for c in claims], sort_keys=True)
 
 
 def shape_claims(pod: PodDemand, shared: dict[str, ResourceClaim]) -> list[ResourceClaim]:
-    return [*pod.instances(0), *(shared[k] for k in pod.shared
-                                 if k in shared and not (shared[k].status and shared[k].status.allocation))]
+    return [*pod.instances(0), *_pending_shared(pod, shared)]
 
 
 @dataclass

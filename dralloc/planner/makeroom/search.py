@@ -65,8 +65,8 @@ class Search:
             shape = self.setup.shapes[p.name]
             out[p.name] = [n.name for n in region if shape in self.screens[n.name].cap]
         names = [n.name for n in [*region, *dests]]
-        for p in self.setup.movers:
-            out[p] = names
+        for mover in self.setup.movers:
+            out[mover] = names
         return out
 
     def _say(self, text: str) -> None:

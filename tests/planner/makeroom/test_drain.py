@@ -6,14 +6,21 @@ fewest further disruptions."""
 
 from __future__ import annotations
 
+import pytest
+
 from dralloc.errors import InputError
 from dralloc.features import DEFAULT_GATES, Features
 from dralloc.models import DeviceTaintRule
 from dralloc.planner.makeroom.drain import drain
 from dralloc.planner.makeroom.room import Options
-from tests.planner.makeroom.build import budget, gpu_class, gpu_node, issue_cluster, objects, running
-
-import pytest
+from tests.planner.makeroom.build import (
+    budget,
+    gpu_class,
+    gpu_node,
+    issue_cluster,
+    objects,
+    running,
+)
 
 FEATS = Features.from_gates(DEFAULT_GATES)
 
