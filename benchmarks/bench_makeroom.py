@@ -20,6 +20,7 @@ Written up in docs/benchmarks.md ("Make room")."""
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import time
@@ -45,7 +46,7 @@ def make_room(args: argparse.Namespace) -> None:
     objs = with_docs(objs, pending_gang("train", 4, 8, 50))
     used = sum(len(c.status.allocation.devices.results or []) for c in objs.claims
                if c.status and c.status.allocation and c.status.allocation.devices)
-    print(f"nodes={len(objs.nodes)} running pods={sum(1 for p in objs.pods if p.spec.node_name)} "
+    print(f"nodes={len(objs.nodes)} load average={os.getloadavg()[0]:.1f} running pods={sum(1 for p in objs.pods if p.spec.node_name)} "
           f"GPUs in use={used}/{8 * len(objs.nodes)} build={time.perf_counter() - t0:.1f}s (not timed)")
     if args.yaml:
         Path(args.yaml).mkdir(parents=True, exist_ok=True)
@@ -53,13 +54,13 @@ def make_room(args: argparse.Namespace) -> None:
         path.write_text(render_objects([o.dump() for o in objs.all()], "yaml"))
         print(f"  wrote {path}")
     for mode in args.mode.split(","):
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         work = select_work(objs, gang="default/train")
         ans = answer_make_room(objs, FEATS, work, Options(mode, args.cost, args.time_limit, args.workers,
                                                           _say if args.progress else None))
         d = ans.data
-        took = time.perf_counter() - t
-        print(f"  {mode}: {took:.1f}s status={d['status']} proven={d['proven']} disruptions={d.get('disruptions')} "
+        took, used_cpu = time.perf_counter() - t, time.process_time() - cpu
+        print(f"  {mode}: {took:.1f}s wall, {used_cpu:.1f}s CPU, status={d['status']} proven={d['proven']} disruptions={d.get('disruptions')} "
               f"cost={d.get('cost')} bound={d['bound']} check={d.get('check')} modelled nodes="
               f"{d['detail']['modelledNodes']} candidates={d['detail']['candidateNodes']} rounds={d['detail']['rounds']}")
         if args.png:
@@ -81,13 +82,14 @@ def drain_h100(args: argparse.Namespace) -> None:
         "apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": f"h100-{p}"},
         "spec": {"deviceSelector": {"driver": "gpu.nvidia.com", "pool": p},
                  "taint": {"key": "maintenance", "effect": "NoExecute"}}}) for p in pools]
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     res = drain(objs, FEATS, rules=rules, opts=Options(args.mode.split(",")[0], args.cost, args.time_limit))
     d = res.data
     fit: Any = d["fitElsewhere"]
     print(f"drain: {len(rules)} rules over the H100 pools: {len(d['displaced'])} pods displaced; fit elsewhere: "
           f"Kubernetes' way {fit['kubernetes']['pods']}, optimum {fit['optimal']['pods']} (proven "
-          f"{fit['optimal']['proven']}) of {fit['pods']}; {time.perf_counter() - t:.1f}s")
+          f"{fit['optimal']['proven']}) of {fit['pods']}; {time.perf_counter() - t:.1f}s wall, "
+          f"{time.process_time() - cpu:.1f}s CPU")
     if d.get("makeRoom"):
         m = d["makeRoom"]
         print(f"  make room: {m['status']} proven={m['proven']} disruptions={m.get('disruptions')} bound={m['bound']} "

@@ -198,6 +198,24 @@ def _with_room(pic: RoomAnswer, room: RoomAnswer) -> RoomAnswer:
     return out
 
 
+def _who(running: Running, nodes: Sequence[str], rules: Sequence[DeviceTaintRule],
+         notes: list[str]) -> tuple[dict[str, str], list[dict[str, str]], str]:
+    """Pods displaced (pod -> why), pods kept by a toleration, and what is drained."""
+    if nodes:
+        gone = {p.key: f"on node {p.node}, drained" for n in nodes for p in running.on_node(n)}
+        kept: list[dict[str, str]] = []
+        target = "node" + "s" * (len(nodes) > 1) + " " + ", ".join(nodes)
+    else:
+        gone, kept = by_taint(running, rules)
+        target = ", ".join(f"DeviceTaintRule {r.name} ({r.spec.taint.key}:{r.spec.taint.effect})" for r in rules)
+        if any(r.spec.taint.effect == "None" for r in rules):
+            notes.append("effect None is a dry run: the pods listed would go with NoExecute; nothing changes")
+        if any(r.spec.taint.effect == "NoSchedule" for r in rules):
+            notes.append("effect NoSchedule evicts nobody: the tainted devices take no new claims")
+    _gang_closure(running, gone)
+    return gone, kept, target
+
+
 def drain(objs: ObjectSet, features: Features, nodes: Sequence[str] = (), rules: Sequence[DeviceTaintRule] = (),
           opts: Options | None = None) -> DrainResult:
     opts = opts or Options()
@@ -211,18 +229,7 @@ def drain(objs: ObjectSet, features: Features, nodes: Sequence[str] = (), rules:
     objs = apply_rules(objs)
     running = running_state(objs)
     notes: list[str] = []
-    if nodes:
-        gone = {p.key: f"on node {p.node}, drained" for n in nodes for p in running.on_node(n)}
-        target = "node" + "s" * (len(nodes) > 1) + " " + ", ".join(nodes)
-        kept: list[dict[str, str]] = []
-    else:
-        gone, kept = by_taint(running, rules)
-        target = ", ".join(f"DeviceTaintRule {r.name} ({r.spec.taint.key}:{r.spec.taint.effect})" for r in rules)
-        if any(r.spec.taint.effect == "None" for r in rules):
-            notes.append("effect None is a dry run: the pods listed would go with NoExecute; nothing changes")
-        if any(r.spec.taint.effect == "NoSchedule" for r in rules):
-            notes.append("effect NoSchedule evicts nobody: the tainted devices take no new claims")
-    _gang_closure(running, gone)
+    gone, kept, target = _who(running, nodes, rules, notes)
     data: dict[str, Any] = {"question": "drain", "target": target,
                             "displaced": [{"pod": p, "node": running.pods[p].node, "why": gone[p]} for p in sorted(gone)],
                             "kept": kept}
