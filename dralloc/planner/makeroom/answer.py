@@ -13,7 +13,7 @@ from dralloc.planner.makeroom.plan import RoomAnswer, write_none, write_plan
 from dralloc.planner.makeroom.room import Options, Outcome, make_room
 from dralloc.planner.makeroom.running import running_state
 from dralloc.planner.makeroom.work import Work
-from dralloc.solver.limits import Deadline
+from dralloc.solver.limits import Deadline, stopped
 
 
 def _detail(objs: ObjectSet, work: Work, out: Outcome, opts: Options) -> dict[str, Any]:
@@ -74,4 +74,4 @@ def answer_make_room(objs: ObjectSet, features: Features, work: Work, opts: Opti
         return write_plan(out.setup, s.best, s.bound, s.notes, detail)
     if s.proven_infeasible:
         return write_none(out.setup, True, explain(objs, features, work, opts, out, deadline), 0, s.notes, detail)
-    return write_none(out.setup, False, [], s.bound, s.notes or ["the time limit stopped the search"], detail)
+    return write_none(out.setup, False, [], s.bound, s.notes or [stopped(deadline.limit, "the search")], detail)

@@ -29,7 +29,7 @@ from dralloc.io import ObjectSet
 from dralloc.models import Node
 from dralloc.planner.makeroom.model import Proxy, RoomModel, RoomResult, Setup
 from dralloc.planner.makeroom.screen import NodeScreen
-from dralloc.solver.limits import Deadline
+from dralloc.solver.limits import Deadline, stopped
 
 WHOLE = 64             # clusters up to this many nodes are modelled whole
 DESTINATIONS = 32      # move mode: nodes (outside the region) per shape where displaced pods may go
@@ -68,6 +68,9 @@ class Search:
         for mover in self.setup.movers:
             out[mover] = names
         return out
+
+    def _stopped(self, what: str) -> str:
+        return f"{stopped(self.deadline.limit, 'the search')}, {what}"
 
     def _say(self, text: str) -> None:
         if self.progress is not None:
@@ -130,8 +133,8 @@ class Search:
                 break
             if not res.feasible:
                 self.bound = max(self.bound, min(res.bound, self.best.cost) if self.best else res.bound)
-                self.notes.append("the time limit stopped the search before it found a plan" if self.best is None
-                                  else "the time limit stopped the search before it proved the plan minimal")
+                self.notes.append(self._stopped("before it found a plan" if self.best is None
+                                                else "before it proved the plan minimal"))
                 break
             bound = res.bound if self.best is None else min(res.bound, self.best.cost)
             self.bound = max(self.bound, bound)
@@ -141,7 +144,7 @@ class Search:
                 break
             if not res.proxies or self.deadline.over():
                 if self.deadline.over() or res.status != "OPTIMAL":
-                    self.notes.append("the time limit stopped the search before it proved the plan minimal")
+                    self.notes.append(self._stopped("before it proved the plan minimal"))
                 break
             region = self._grow(region, proxies, res)
 
@@ -169,10 +172,10 @@ class Search:
                     self.notes.append(f"move mode modelled {len(region)} nodes and {len(dests)} destinations; "
                                       f"the bound is the fewest evictions")
                 if res.status != "OPTIMAL":
-                    self.notes.append("the time limit stopped the search before it proved the plan minimal")
+                    self.notes.append(self._stopped("before it proved the plan minimal"))
                 return
             if res.status != "INFEASIBLE" or self.deadline.over():
-                self.notes.append("the time limit stopped the search before it found a plan")
+                self.notes.append(self._stopped("before it found a plan"))
                 self.bound = evict_bound
                 return
             if whole:

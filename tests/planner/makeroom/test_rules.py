@@ -201,3 +201,16 @@ def test_a_victim_makes_room_for_a_higher_pod_of_the_work_on_its_node():
     assert d["proven"] and d["disruptions"] == 3 and {v["node"] for v in d["placed"].values()} == {"node-a"}
     only_y = select_work(objs, names={"default/y"})
     assert answer_make_room(objs, FEATS, only_y, Options()).data["status"] == "no plan"
+
+
+def test_a_search_stopped_by_its_time_limit_says_so():
+    """Whatever a (tiny) time limit leaves, the answer claims only what it
+    proved: proven means the cost meets the bound, else the notes say the
+    search stopped."""
+    objs = objects(gang_cluster(4, 5))
+    d = answer_make_room(objs, FEATS, select_work(objs, pod="default/big"),
+                         Options(time_limit=1e-6, whole=0)).data
+    if d["proven"]:
+        assert d["status"] != "plan" or d["cost"] == d["bound"]
+    else:
+        assert any("stopped at its time limit" in n for n in d["notes"])
