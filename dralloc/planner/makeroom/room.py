@@ -17,11 +17,10 @@ from dralloc.models import Node, ObjectMeta
 from dralloc.planner.makeroom.budgets import Budgets, read_budgets
 from dralloc.planner.makeroom.model import Setup
 from dralloc.planner.makeroom.running import Running, running_state
-from dralloc.planner.makeroom.screen import Screener, shape_claims, shape_of
+from dralloc.planner.makeroom.screen import NodeScreen, Screener, shape_claims, shape_of
 from dralloc.planner.makeroom.search import DESTINATIONS, WHOLE, Search
 from dralloc.planner.makeroom.work import Work
-from dralloc.planner.simulate.podsim import PodSimulator
-from dralloc.planner.view.pods import PodDemand, PodsDemand
+from dralloc.planner.view.pods import PodDemand
 from dralloc.solver.limits import Deadline
 
 MODES = ("evict", "move")
@@ -109,25 +108,19 @@ def setup_for(objs: ObjectSet, features: Features, work: Work, opts: Options,
     return Setup(objs, features, running, budgets, work, opts.mode, w, shapes, movers, "priority" in relax), why
 
 
-def _destinations(setup: Setup, nodes: list[Node]) -> Callable[[set[str]], list[Node]]:
-    """Move mode: nodes outside a region where a displaced pod fits now."""
-    movers = PodsDemand(list(setup.movers.values()))
-    sim = PodSimulator(setup.objs, movers, setup.features, nodes)
-    by_shape: dict[str, PodDemand] = {}
-    for key, m in setup.movers.items():
-        by_shape.setdefault(setup.shapes[key], m)
+def _destinations(setup: Setup, nodes: list[Node], screens: dict[str, NodeScreen]) -> Callable[
+        [set[str]], dict[str, list[Node]]]:
+    """Move mode: per shape of the displaced pods, the nodes outside a region
+    with the most room for it now (devices free; the model decides)."""
+    shapes = sorted({setup.shapes[k] for k in setup.movers})
 
-    def dests(inside: set[str]) -> list[Node]:
-        out: dict[str, Node] = {}
-        for m in by_shape.values():
-            found = 0
-            for n in sim.nodes:
-                if found >= DESTINATIONS:
-                    break
-                if n.name not in inside and sim.try_node(m, 0, n) is not None:
-                    out[n.name] = n
-                    found += 1
-        return sorted(out.values(), key=lambda n: n.name.encode())
+    def dests(inside: set[str]) -> dict[str, list[Node]]:
+        out: dict[str, list[Node]] = {}
+        for shape in shapes:
+            room = [(screens[n.name].room.get(shape, 0), n) for n in nodes if n.name not in inside]
+            best = sorted((r for r in room if r[0] > 0), key=lambda r: (-r[0], r[1].name.encode()))
+            out[shape] = [n for _, n in best[:DESTINATIONS]]
+        return out
     return dests
 
 
@@ -147,11 +140,12 @@ def make_room(objs: ObjectSet, features: Features, work: Work, opts: Options,
             return None
         return sum(setup.weight[u] for u in c.users)
 
-    screener = Screener(objs, features, claims, setup.running, claim_cost, work.demand.total())
+    others = {setup.shapes[k]: m.instances(0) for k, m in setup.movers.items()}
+    screener = Screener(objs, features, claims, setup.running, claim_cost, work.demand.total(), others)
     screens = {n.name: screener.screen(n) for n in nodes}
     search = Search(setup, screens, nodes, deadline, opts.workers, opts.progress)
     if opts.mode == "move":
-        search.dests = _destinations(setup, nodes)
+        search.dests = _destinations(setup, nodes, screens)
     if len(nodes) <= opts.whole:
         search.whole()
         return Outcome(setup, search, why)

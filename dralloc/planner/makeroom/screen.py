@@ -64,9 +64,10 @@ def shape_claims(pod: PodDemand, shared: dict[str, ResourceClaim]) -> list[Resou
 
 @dataclass
 class NodeScreen:
-    cap: dict[str, int] = field(default_factory=dict)      # shape -> most pods once the disruptable are gone
+    cap: dict[str, int] = field(default_factory=dict)      # work shape -> most pods once the disruptable are gone
     floor: int = 0                                         # least cost of making room for one pod
-    free_fits: set[str] = field(default_factory=set)      # shapes whose devices are free now (floor 0)
+    free_fits: set[str] = field(default_factory=set)      # work shapes whose devices are free now (floor 0)
+    room: dict[str, int] = field(default_factory=dict)     # any shape -> most pods on the devices free now
 
 
 class Screener:
@@ -75,12 +76,14 @@ class Screener:
     cannot be released)."""
 
     def __init__(self, objs: ObjectSet, features: Features, shapes: dict[str, list[ResourceClaim]],
-                 running: Running, cost: Callable[[str], int | None], most: int) -> None:
+                 running: Running, cost: Callable[[str], int | None], most: int,
+                 others: dict[str, list[ResourceClaim]] | None = None) -> None:
         self.features = features
         self.held = {(r.driver, r.pool, r.device) for c in objs.claims if c.status and c.status.allocation
                      and c.status.allocation.devices for r in c.status.allocation.devices.results or []
                      if not r.admin_access and not r.share_id}
-        self.shapes = shapes
+        self.work = set(shapes)
+        self.shapes = {**(others or {}), **shapes}    # ``others``: only the room free now is asked of them
         self.running = running
         self.cost = cost
         self.most = most                      # an unbounded cap: every pending pod
@@ -88,7 +91,7 @@ class Screener:
         for o in objs.all():
             if not (isinstance(o, ResourceClaim) and o.status is not None and o.status.allocation is not None):
                 empty.add(o)
-        self.per_node = NodeObjects(empty, [c for cs in shapes.values() for c in cs])
+        self.per_node = NodeObjects(empty, [c for cs in self.shapes.values() for c in cs])
         self.classes = list(objs.classes)
         self._types: dict[Hashable, dict[str, list[Group] | None]] = {}
 
@@ -130,6 +133,11 @@ class Screener:
         for shape, groups in self._type_groups(node).items():
             if groups is None:
                 continue
+            room = self._room(groups, names)
+            if room > 0:
+                out.room[shape] = room
+            if shape not in self.work:
+                continue
             cap, floor = self._shape(groups, names)
             if cap <= 0:
                 continue
@@ -151,6 +159,13 @@ class Screener:
             free = sum(1 for d in ids if d not in self.held)
             floor = max(floor, self._cover(k - free, holders))
         return cap, floor
+
+    def _room(self, groups: list[Group], names: list[tuple[str, str]]) -> int:
+        """At most this many pods of the shape on the devices free now."""
+        room = self.most
+        for k, devs in groups:
+            room = min(room, sum(1 for i, d in devs if (names[i][0], names[i][1], d) not in self.held) // k)
+        return room
 
     def _cover(self, missing: int, holders: list[str | None]) -> int:
         """Least cost of releasing claims that together free ``missing`` of

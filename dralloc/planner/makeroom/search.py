@@ -32,7 +32,7 @@ from dralloc.planner.makeroom.screen import NodeScreen
 from dralloc.solver.limits import Deadline, stopped
 
 WHOLE = 64             # clusters up to this many nodes are modelled whole
-DESTINATIONS = 32      # move mode: nodes (outside the region) per shape where displaced pods may go
+DESTINATIONS = 16      # move mode: nodes (outside the region) per shape where displaced pods may go
 
 Progress = Callable[[str], None]
 
@@ -45,7 +45,8 @@ class Search:
     deadline: Deadline
     workers: int = 2
     progress: Progress | None = None
-    dests: Callable[[set[str]], list[Node]] | None = None   # move mode: destinations outside a region
+    # move mode: per shape of the displaced pods, nodes outside a region where one fits now
+    dests: Callable[[set[str]], dict[str, list[Node]]] | None = None
     best: RoomResult | None = None
     bound: int = 0
     region: list[Node] = field(default_factory=list)
@@ -58,15 +59,15 @@ class Search:
         found = [n for n in self.nodes if self.screens[n.name].cap]
         return sorted(found, key=lambda n: (self.screens[n.name].floor, n.name.encode()))
 
-    def cands(self, region: list[Node], dests: list[Node]) -> dict[str, list[str]]:
+    def cands(self, region: list[Node], dests: dict[str, list[Node]]) -> dict[str, list[str]]:
         """Per pod of the model, the nodes it may go to."""
         out: dict[str, list[str]] = {}
         for p in self.setup.work.demand.pods:
             shape = self.setup.shapes[p.name]
             out[p.name] = [n.name for n in region if shape in self.screens[n.name].cap]
-        names = [n.name for n in [*region, *dests]]
+        names = [n.name for n in region]
         for mover in self.setup.movers:
-            out[mover] = names
+            out[mover] = names + [n.name for n in dests.get(self.setup.shapes[mover], [])]
         return out
 
     def _stopped(self, what: str) -> str:
@@ -76,8 +77,9 @@ class Search:
         if self.progress is not None:
             self.progress(text)
 
-    def solve(self, region: list[Node], proxies: list[Proxy], dests: list[Node]) -> RoomResult:
-        model = RoomModel(self.setup, region, dests, self.cands(region, dests), proxies)
+    def solve(self, region: list[Node], proxies: list[Proxy], by_shape: dict[str, list[Node]]) -> RoomResult:
+        dests = sorted({n.name: n for ns in by_shape.values() for n in ns}.values(), key=lambda n: n.name.encode())
+        model = RoomModel(self.setup, region, dests, self.cands(region, by_shape), proxies)
         model.build()
         self.rounds += 1
         res = model.solve(self.deadline.left(), self.workers)
@@ -89,7 +91,7 @@ class Search:
     def whole(self) -> None:
         """The whole cluster in one model."""
         self.region = list(self.nodes)
-        res = self.solve(self.region, [], [])
+        res = self.solve(self.region, [], {})
         if res.status == "INFEASIBLE":
             self.proven_infeasible = True
             return
@@ -127,7 +129,7 @@ class Search:
         while True:
             inside = {n.name for n in region}
             proxies = self._proxies(inside, cands)
-            res = self.solve(region, proxies, [])
+            res = self.solve(region, proxies, {})
             if res.status == "INFEASIBLE":
                 self.proven_infeasible = self.best is None
                 break
@@ -164,12 +166,13 @@ class Search:
             inside = {n.name for n in region}
             dests = self.dests(inside)
             res = self.solve(region, [], dests)
+            count = len({n.name for ns in dests.values() for n in ns})
             whole = len(inside) == len(self.nodes)
             if res.feasible:
                 self.best, self.region = res, region
                 self.bound = max(evict_bound, res.bound if whole else 0)
                 if not whole and res.cost > self.bound:
-                    self.notes.append(f"move mode modelled {len(region)} nodes and {len(dests)} destinations; "
+                    self.notes.append(f"move mode modelled {len(region)} nodes and {count} destinations; "
                                       f"the bound is the fewest evictions")
                 if res.status != "OPTIMAL":
                     self.notes.append(self._stopped("before it proved the plan minimal"))
