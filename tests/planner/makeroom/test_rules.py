@@ -214,3 +214,44 @@ def test_a_search_stopped_by_its_time_limit_says_so():
         assert d["status"] != "plan" or d["cost"] == d["bound"]
     else:
         assert any("stopped at its time limit" in n for n in d["notes"])
+
+
+def _pod_group(name: str, min_count: int) -> dict:
+    return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}}}
+
+
+def test_podgroup_gangs_pending_and_running():
+    """A pending PodGroup of two 8-GPU pods (--for-gang default/train) and a
+    running PodGroup of two 4-GPU pods (minCount 2) on node-a: breaking it
+    costs both pods, cheaper than the five single pods of node-b."""
+    docs = [gpu_class(), *gpu_node("node-a"), *gpu_node("node-b"), *gpu_node("node-c"),
+            _pod_group("train", 2), _pod_group("infer", 2)]
+    for i in range(2):
+        docs += running(f"infer-{i}", "node-a", [f"gpu-{4 * i + j}" for j in range(4)], 0)
+        docs[-1]["spec"]["schedulingGroup"] = {"podGroupName": "infer"}
+    docs += [x for i in range(5) for x in running(f"b-{i}", "node-b", [f"gpu-{i}"], 0)]
+    docs += [x for i in range(8) for x in running(f"c-{i}", "node-c", [f"gpu-{i}"], 100)]
+    docs += pending("train-0", "eight-gpus", 50) + pending("train-1", "eight-gpus", 50, with_template=False)
+    for doc in docs:
+        if doc["kind"] == "Pod" and doc["metadata"]["name"].startswith("train-"):
+            doc["spec"]["schedulingGroup"] = {"podGroupName": "train"}
+    d = ask(docs, gang="default/train")
+    assert d["proven"] and d["disruptions"] == 7 and d["gangsBroken"] == ["default/infer"]
+    assert sorted(v["node"] for v in d["placed"].values()) == ["node-a", "node-b"]
+
+
+def test_the_same_input_prints_the_same_bytes(capsys):
+    from pathlib import Path
+
+    from dralloc.cli.main import main
+
+    ex = Path(__file__).resolve().parents[3] / "examples" / "makeroom"
+    argv = ["plan", "make-room", str(ex / "cluster.yaml"), str(ex / "pending.yaml"),
+            "--for", "default/big", "--mode", "move", "-o", "yaml"]
+    outs = []
+    for _ in range(2):
+        assert main(argv) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and "moves:" in outs[0]
