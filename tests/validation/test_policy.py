@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from dralloc.io import ObjectSet
-from dralloc.validation import object_findings
 from dralloc.io.loader import parse_object
+from dralloc.validation import object_findings
 
 
 def findings(doc: dict) -> list[tuple[str, str]]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from dralloc.errors import InputError
+from dralloc.models import LabelSelector
 from dralloc.planner.makeroom.budgets import read_budgets, scaled, selector_matches
 from dralloc.planner.makeroom.running import running_state
-from dralloc.models import LabelSelector
 from tests.planner.makeroom.build import budget, gpu_class, gpu_node, objects, running
 
 

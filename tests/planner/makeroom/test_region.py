@@ -13,7 +13,15 @@ from dralloc.features import DEFAULT_GATES, Features
 from dralloc.planner.makeroom.answer import answer_make_room
 from dralloc.planner.makeroom.room import Options
 from dralloc.planner.makeroom.work import select_work
-from tests.planner.makeroom.build import budget, claim_spec, gpu_class, gpu_node, objects, pending, running
+from tests.planner.makeroom.build import (
+    budget,
+    claim_spec,
+    gpu_class,
+    gpu_node,
+    objects,
+    pending,
+    running,
+)
 
 FEATS = Features.from_gates(DEFAULT_GATES)
 
