@@ -207,7 +207,9 @@ def _who(running: Running, nodes: Sequence[str], rules: Sequence[DeviceTaintRule
         target = "node" + "s" * (len(nodes) > 1) + " " + ", ".join(nodes)
     else:
         gone, kept = by_taint(running, rules)
-        target = ", ".join(f"DeviceTaintRule {r.name} ({r.spec.taint.key}:{r.spec.taint.effect})" for r in rules)
+        taints = sorted({f"{r.spec.taint.key}:{r.spec.taint.effect}" for r in rules})
+        target = (", ".join(f"DeviceTaintRule {r.name}" for r in rules) if len(rules) <= 2
+                  else f"{len(rules)} DeviceTaintRules") + f" ({', '.join(taints)})"
         if any(r.spec.taint.effect == "None" for r in rules):
             notes.append("effect None is a dry run: the pods listed would go with NoExecute; nothing changes")
         if any(r.spec.taint.effect == "NoSchedule" for r in rules):
