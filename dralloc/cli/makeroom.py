@@ -52,7 +52,6 @@ def _say(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     from dralloc.cli.inputs import read
     from dralloc.errors import InputError
-    from dralloc.features import DEFAULT_GATES, Features
     from dralloc.planner.makeroom.answer import answer_make_room
     from dralloc.planner.makeroom.drain import drain
     from dralloc.planner.makeroom.report import render
@@ -61,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
     check_not_used(args)
     opts = Options(args.mode, args.cost, args.time_limit, args.workers, _say(args))
-    feats = Features.from_gates(DEFAULT_GATES)
+    feats = common.parse_features(args.features, args.kubernetes_version)
     objs = read(args, [*args.paths, *args.demand])
     if args.question == "make-room":
         names = None

@@ -10,10 +10,13 @@ from dralloc.models.base import FreeForm, K8sModel, OpenModel
 
 
 class OwnerReference(OpenModel):
+    """``metadata.ownerReferences[]``: e.g. the Pod or PodGroup a generated
+    ResourceClaim belongs to."""
+
     api_version: str = ""
     kind: str = ""
     name: str = ""
-    uid: str = ""
+    uid: str | None = None
     controller: bool | None = None
 
 
