@@ -30,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dralloc.io.emit import render_objects  # noqa: E402
+from dralloc.io.progress import Reporter  # noqa: E402
 from dralloc.models import DeviceTaintRule  # noqa: E402
 from dralloc.planner.generate.nodes import NodeType  # noqa: E402
 from dralloc.planner.makeroom.answer import answer_make_room  # noqa: E402
@@ -57,7 +58,7 @@ def make_room(args: argparse.Namespace) -> None:
         t, cpu = time.perf_counter(), time.process_time()
         work = select_work(objs, gang="default/train")
         ans = answer_make_room(objs, FEATS, work, Options(mode, args.cost, args.time_limit, args.workers,
-                                                          _say if args.progress else None))
+                                                          Reporter(True) if args.progress else None))
         d = ans.data
         took, used_cpu = time.perf_counter() - t, time.process_time() - cpu
         print(f"  {mode}: {took:.1f}s wall, {used_cpu:.1f}s CPU, status={d['status']} proven={d['proven']} disruptions={d.get('disruptions')} "
@@ -67,10 +68,6 @@ def make_room(args: argparse.Namespace) -> None:
             for p in write_pictures(ans, objs, f"{args.png}-{mode}"):
                 print(f"  wrote {p}")
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MiB")
-
-
-def _say(text: str) -> None:
-    print(f"    {text}", file=sys.stderr)
 
 
 def drain_h100(args: argparse.Namespace) -> None:

@@ -43,12 +43,6 @@ def check_not_used(args: argparse.Namespace) -> None:
         raise InputError(f"plan {args.question} takes no --template, --template-file or --add")
 
 
-def _say(args: argparse.Namespace) -> Any:
-    if not getattr(args, "progress", False):
-        return None
-    return lambda text: print(f"  {text}", file=sys.stderr)
-
-
 def run(args: argparse.Namespace) -> int:
     from dralloc.cli.inputs import read
     from dralloc.errors import InputError
@@ -59,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.planner.makeroom.work import select_work
 
     check_not_used(args)
-    opts = Options(args.mode, args.cost, args.time_limit, args.workers, _say(args))
+    opts = Options(args.mode, args.cost, args.time_limit, args.workers, common.reporter(args))
     feats = common.parse_features(args.features, args.kubernetes_version)
     objs = read(args, [*args.paths, *args.demand])
     if args.question == "make-room":

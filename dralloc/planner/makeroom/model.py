@@ -38,7 +38,7 @@ from dralloc.planner.makeroom.budgets import Budgets
 from dralloc.planner.makeroom.running import Running
 from dralloc.planner.makeroom.work import Work
 from dralloc.planner.view.pods import PodDemand
-from dralloc.solver.search import interleaved, tie_break
+from dralloc.solver.search import deterministic, run, tie_break
 
 Var = cp_model.IntVar
 
@@ -81,6 +81,7 @@ class RoomResult:
     claims: dict[str, list[ResourceClaim]] = field(default_factory=dict)
     proxies: dict[int, int] = field(default_factory=dict)       # proxy group -> nodes used
     seconds: float = 0.0
+    why: str | None = None                                      # why CP-SAT stopped first (search.Ran.why)
 
     @property
     def feasible(self) -> bool:
@@ -248,10 +249,10 @@ class RoomModel:
 
     def solve(self, time_limit: float, workers: int) -> RoomResult:
         t0 = time.perf_counter()
-        solver = interleaved(cp_model.CpSolver(), workers)
-        solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
-        code = solver.solve(self.m)
-        res = RoomResult(solver.status_name(code))
+        solver = deterministic(self.m, workers, max(time_limit, 0.01))
+        ran = run(solver, self.m)
+        code = ran.status
+        res = RoomResult(ran.name, why=ran.why)
         if code == cp_model.INFEASIBLE:
             res.seconds = time.perf_counter() - t0
             return res

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from dralloc.features import Features
 from dralloc.inventory.taintrules import apply_rules
 from dralloc.io import ObjectSet
+from dralloc.io.progress import Progress, counter
 from dralloc.models import Node, ObjectMeta
 from dralloc.planner.makeroom.budgets import Budgets, read_budgets
 from dralloc.planner.makeroom.model import Setup
@@ -33,7 +34,7 @@ class Options:
     cost: str = "count"
     time_limit: float | None = None
     workers: int = 2
-    progress: Callable[[str], None] | None = None
+    progress: Progress | None = None     # the one progress reporter (dralloc.io.progress)
     whole: int = WHOLE                    # model clusters up to this many nodes whole
 
 
@@ -142,7 +143,12 @@ def make_room(objs: ObjectSet, features: Features, work: Work, opts: Options,
 
     others = {setup.shapes[k]: m.instances(0) for k, m in setup.movers.items()}
     screener = Screener(objs, features, claims, setup.running, claim_cost, work.demand.total(), others)
-    screens = {n.name: screener.screen(n) for n in nodes}
+    tick = counter(opts.progress, "make-room: screening nodes")
+    screens = {}
+    for i, n in enumerate(nodes):
+        screens[n.name] = screener.screen(n)
+        if tick is not None and (i % 100 == 99 or i + 1 == len(nodes)):
+            tick(i + 1, len(nodes))
     search = Search(setup, screens, nodes, deadline, opts.workers, opts.progress)
     if opts.mode == "move":
         search.dests = _destinations(setup, nodes, screens)

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dralloc.io import ObjectSet
+from dralloc.io.progress import Progress
 from dralloc.models import Node
 from dralloc.planner.makeroom.model import Proxy, RoomModel, RoomResult, Setup
 from dralloc.planner.makeroom.screen import NodeScreen
@@ -34,7 +35,6 @@ from dralloc.solver.limits import Deadline, stopped
 WHOLE = 64             # clusters up to this many nodes are modelled whole
 DESTINATIONS = 16      # move mode: nodes (outside the region) per shape where displaced pods may go
 
-Progress = Callable[[str], None]
 
 
 @dataclass
@@ -70,12 +70,14 @@ class Search:
             out[mover] = names + [n.name for n in dests.get(self.setup.shapes[mover], [])]
         return out
 
-    def _stopped(self, what: str) -> str:
+    def _stopped(self, what: str, res: RoomResult | None = None) -> str:
+        if res is not None and res.why not in (None, "time limit"):
+            return f"the search was {res.why}, {what}"
         return f"{stopped(self.deadline.limit, 'the search')}, {what}"
 
     def _say(self, text: str) -> None:
         if self.progress is not None:
-            self.progress(text)
+            self.progress("make-room: search", self.rounds, None, text)
 
     def solve(self, region: list[Node], proxies: list[Proxy], by_shape: dict[str, list[Node]]) -> RoomResult:
         dests = sorted({n.name: n for ns in by_shape.values() for n in ns}.values(), key=lambda n: n.name.encode())
@@ -136,7 +138,7 @@ class Search:
             if not res.feasible:
                 self.bound = max(self.bound, min(res.bound, self.best.cost) if self.best else res.bound)
                 self.notes.append(self._stopped("before it found a plan" if self.best is None
-                                                else "before it proved the plan minimal"))
+                                                else "before it proved the plan minimal", res))
                 break
             bound = res.bound if self.best is None else min(res.bound, self.best.cost)
             self.bound = max(self.bound, bound)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ortools.linear_solver import pywraplp
@@ -28,7 +28,7 @@ from dralloc.errors import DrallocError
 from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.nodetypes import NodeType
 from dralloc.planner.mixed.pricing import Config
-from dralloc.solver.search import interleaved
+from dralloc.solver.search import deterministic, run
 
 
 @dataclass
@@ -51,6 +51,8 @@ class Solution:
     status: str = "OPTIMAL"
     bound: int = 0
     seconds: float = 0.0
+    why: str | None = None                  # why the search ended unfinished (search.Ran.why)
+    notes: list[str] = field(default_factory=list)
 
 
 class Master:
@@ -101,8 +103,11 @@ class Master:
                  target: int | None = None) -> Solution:
         """The best integer answer over the configurations found; the search
         stops early once it reaches ``target`` (a proven bound: nothing
-        better exists)."""
+        better exists). A hint that reaches the target already is the
+        answer: no search."""
         t0 = time.perf_counter()
+        if hint is not None and target is not None and hint.value >= target:
+            return replace(hint, status="OPTIMAL", bound=target, seconds=time.perf_counter() - t0)
         m = cp_model.CpModel()
         x = {c: m.new_int_var(0, self.types[c.type].count, f"x{i}") for i, c in enumerate(self.columns)}
         for t in self.types:
@@ -112,30 +117,36 @@ class Master:
         for b, e in self._bundles(x).items():
             m.add(e <= len(self.items.bundles[b].groups))
         side = DemandSide(m.new_int_var, m.add, self.items, self._supply(x))
-        objective = side.objective + sum(c.value(self.items) * v for c, v in x.items() if c.bundles)
-        if target is not None:
-            # the bound is proven: nothing better exists, and CP-SAT stops at an
-            # answer meeting it (stopping from a solution callback aborted
-            # CP-SAT 9.15 under interleave_search: "solution->size() ==
-            # postsolve_mapping.size()")
-            m.add(objective <= target)
-        m.maximize(objective)
+        m.maximize(side.objective + sum(c.value(self.items) * v for c, v in x.items() if c.bundles))
         if hint is not None:
             for c, v in x.items():
                 m.add_hint(v, hint.x.get(c, 0))
             side.hint(m, hint)
-        solver = interleaved(cp_model.CpSolver(), workers)
-        solver.parameters.max_time_in_seconds = max(0.1, time_limit)
-        code = solver.solve(m)
-        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return Solution(status=solver.status_name(code), seconds=time.perf_counter() - t0)
+        solver = deterministic(m, workers, max(0.1, time_limit))
+        # an answer meeting the bound is optimal over all configurations: stop there
+        ran = run(solver, m, _StopAt(target) if target is not None else None)
+        if not ran.found:
+            return Solution(status=ran.name, seconds=time.perf_counter() - t0, why=ran.why, notes=ran.notes)
         out = side.read(solver)
         out.x = {c: int(solver.value(v)) for c, v in x.items() if solver.value(v)}
         out.value = round(solver.objective_value)
         out.bound = round(solver.best_objective_bound)
-        out.status = solver.status_name(code)
+        out.status, out.why, out.notes = ran.name, ran.why, ran.notes
         out.seconds = time.perf_counter() - t0
         return out
+
+
+class _StopAt(cp_model.CpSolverSolutionCallback):
+    def __init__(self, target: int) -> None:
+        super().__init__()
+        self.target = target
+
+        self.stopped = False
+
+    def on_solution_callback(self) -> None:
+        if self.objective_value >= self.target:
+            self.stopped = True
+            self.stop_search()
 
 
 class DemandSide:
