@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("planner.general",),
     ("planner.blocks", "planner.mixed"),
     ("planner.questions", "planner.report"),
+    ("planner.makeroom",),
     ("planner.api", "upgrade"),
     ("cli",),
 )

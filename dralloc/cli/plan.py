@@ -4,8 +4,11 @@ side by side.
 
 Questions: fit (how many of the demand fit), add-nodes (how many nodes of a
 type to add so that all fit), layout (which MIG layout serves the demand),
-fragmentation (how much capacity is stranded). The answer is printed first;
-pictures (--png) are written after it, into folders created as needed."""
+fragmentation (how much capacity is stranded), make-room (the fewest
+disruptions of running pods that let pending work fit), drain (what draining
+nodes or a DeviceTaintRule displaces, and whether it fits elsewhere). The
+answer is printed first; pictures (--png) are written after it, into folders
+created as needed."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from dralloc.cli import common
+from dralloc.cli import common, makeroom
 from dralloc.planner.objective import DEFAULT as DEFAULT_OBJECTIVE
 from dralloc.planner.objective import OBJECTIVES
 from dralloc.planner.questions import QUESTIONS
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
 
 def register(sub: Any) -> None:
     p = common.add_command(sub, "plan", __doc__)
-    p.add_argument("question", choices=QUESTIONS, help="the capacity question")
+    p.add_argument("question", choices=(*QUESTIONS, *makeroom.QUESTIONS), help="the capacity question")
     p.add_argument("paths", nargs="+", metavar="FILE",
                    help="cluster files (nodes, slices, classes, claims) and the demand "
                         "(pods with templates, unallocated claims)")
@@ -62,6 +65,7 @@ def register(sub: Any) -> None:
                         "same inputs always print the same bytes)")
     p.add_argument("--features", default=None, metavar="GATES",
                    help=common.features_help(common.default_gates_text()))
+    makeroom.add_args(p)
     common.add_input_args(p)
     p.set_defaults(func=run)
 
@@ -88,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.planner.api import Options, answer
     from dralloc.planner.report.tables import render
 
+    if args.question in makeroom.QUESTIONS:
+        return makeroom.run(args)
+    makeroom.check_not_used(args)
     feats = common.parse_features(args.features, args.kubernetes_version)
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
                    template=args.template, progress=common.reporter(args), add=args.add, gates=tuple(feats.gates()),
