@@ -43,6 +43,7 @@ FLAGS_OF_GATES = {
     "DRAResourceClaimDeviceStatus": "device_status",
     "DRAConsumableCapacity": "consumable_capacity",
     "DRAListTypeAttributes": "list_type_attributes",
+    "DRADeviceTaintRules": "device_taint_rules",
 }
 GATES: dict[str, str | None] = {
     **FLAGS_OF_GATES,
@@ -51,6 +52,10 @@ GATES: dict[str, str | None] = {
 
 # Flags that only take part in choosing the variant (no engine reads them).
 SELECTION_ONLY = frozenset({"device_status"})
+# Flags of the scheduler's slice tracker, not of its allocator: they change
+# what the allocator is given (DeviceTaintRules' taints written into the
+# slices), never which variant runs.
+TRACKER_ONLY = frozenset({"device_taint_rules"})
 
 KUBERNETES_RELEASE = DEFAULT_RELEASE
 # The gates a default cluster of the default release has on (its
@@ -79,6 +84,7 @@ class Features:
     consumable_capacity: bool = False
     list_type_attributes: bool = False
     device_status: bool = False
+    device_taint_rules: bool = False
     kubernetes_version: str = DEFAULT_RELEASE
 
     @classmethod
@@ -171,6 +177,16 @@ class Features:
         """The allocator flags on that the engines read."""
         return {f for f in _ENGINE_FLAGS if getattr(self, f)}
 
+    @property
+    def taint_rules_apply(self) -> bool:
+        """Whether the taints of DeviceTaintRules count: the scheduler's
+        slice tracker applies the rules when DRADeviceTaintRules is on (from
+        1.35; before, when DRADeviceTaints is), and the allocator heeds
+        taints when DRADeviceTaints is on."""
+        if not self.device_taints:
+            return False
+        return self.device_taint_rules or not self.release.has_gate("DRADeviceTaintRules")
+
     def has_defect(self, defect: str) -> bool:
         """Whether this release's allocator still has ``defect`` (code changed
         between releases without a gate: dralloc.release.FIXED_DEFECTS)."""
@@ -190,14 +206,15 @@ class Features:
 
     def pick(self) -> VariantSpec:
         """The release's variant for these flags (:meth:`dralloc.release.Release.pick`)."""
-        return _pick(self.kubernetes_version, frozenset(f for f in _FLAG_NAMES if getattr(self, f)))
+        return _pick(self.kubernetes_version, frozenset(f for f in _ALLOCATOR_FLAGS if getattr(self, f)))
 
     def supported_by(self, variant: Variant) -> bool:
-        return self.enabled() <= _SUPPORTED[variant]
+        return self.enabled() - TRACKER_ONLY <= _SUPPORTED[variant]
 
 
 _FLAG_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Features) if f.name != "kubernetes_version")
 _ENGINE_FLAGS: tuple[str, ...] = tuple(f for f in _FLAG_NAMES if f not in SELECTION_ONLY)
+_ALLOCATOR_FLAGS: tuple[str, ...] = tuple(f for f in _FLAG_NAMES if f not in TRACKER_ONLY)
 
 
 @lru_cache(maxsize=256)

@@ -67,6 +67,7 @@ GATE_STAGES: dict[str, tuple[Stage, ...]] = {
     "DRAAdminAccess": (_s("1.32", ALPHA, False), _s("1.34", BETA, True), _s("1.36", GA, True, True)),
     "DRAConsumableCapacity": (_s("1.34", ALPHA, False), _s("1.36", BETA, True)),
     "DRADeviceBindingConditions": (_s("1.34", ALPHA, False), _s("1.36", BETA, True)),
+    "DRADeviceTaintRules": (_s("1.35", ALPHA, False), _s("1.36", BETA, False), _s("1.37", GA, True)),
     "DRADeviceTaints": (_s("1.33", ALPHA, False), _s("1.36", BETA, True), _s("1.37", GA, True)),
     "DRAExtendedResource": (_s("1.34", ALPHA, False), _s("1.36", BETA, True), _s("1.37", GA, True, True)),
     "DRAListTypeAttributes": (_s("1.36", ALPHA, False),),

@@ -23,7 +23,7 @@ from dralloc.features import Features, Variant
 from dralloc.inventory.pools import DeviceID, Pool, PoolDevice, gather_pools
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.inventory.requests import MAX_RESULTS, RequestSlot, RequestSpec
-from dralloc.inventory.taints import untolerated_taint
+from dralloc.inventory.taints import blocking_taint, rule_text
 from dralloc.models import (
     AllocationResult,
     DeviceClass,
@@ -123,11 +123,11 @@ def _device_findings(ctx: ClaimContext, r: Res, j: int, pd: PoolDevice, spec: Re
                 else "device-on-node" if "not available on node" in why else "selector")
         out.append(error(rule, ctx.key, f"device {lab} (request {r.request}) {why}",
                          (lab, f"DeviceClass {spec.device_class_name}"), (fp,)))
-    if features.device_taints:  # admin access is no exception (DC-13)
-        taint = untolerated_taint(pd.device.taints, spec.tolerations)
-        if taint is not None:
-            out.append(error("taint", ctx.key, f"device {lab} has taint {taint.key}={taint.value or ''}:"
-                             f"{taint.effect} which request {r.request} does not tolerate", (lab,), (fp,)))
+    taint = blocking_taint(pd.device.taints, spec.tolerations, features)  # admin access is no exception (DC-13)
+    if taint is not None:
+        out.append(error("taint", ctx.key, f"device {lab} has taint {taint.key}={taint.value or ''}:"
+                         f"{taint.effect}{rule_text(taint)} which request {r.request} does not tolerate",
+                         (lab,), (fp,)))
     out.extend(check_result_fields(ctx.key, r, j, pd, spec, features, variant))
     return out
 

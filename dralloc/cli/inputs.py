@@ -31,16 +31,24 @@ from dralloc.io.scenario import Scenario, parse_scenario
 from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim, ResourceClaimTemplate
 from dralloc.solver.api import allocated_claims, find_node
 from dralloc.validation.admission import admit
+from dralloc.validation.taintrules import rules_note
 
 
 def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True) -> ObjectSet:
     """The objects in ``paths`` through the front door: every problem raised
     at once (exit 2), a warning line per skipped document or replaced
-    duplicate on stderr, then admission (API-server defaults and validation)."""
+    duplicate on stderr, then admission (API-server defaults and validation;
+    DeviceTaintRules written into the slices, with a warning when the gates
+    of ``--features``/``--kubernetes-version`` leave them out)."""
     objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False),
                 progress=progress(args), kubernetes_version=release_of(args))
     warn(args, objs.warnings)
-    return admit(objs) if admission else objs
+    if not admission:
+        return objs
+    objs = admit(objs)
+    if objs.taint_rules and hasattr(args, "features"):
+        warn(args, rules_note(objs, parse_features(args.features, release_of(args))))
+    return objs
 
 
 def find_pod(objs: ObjectSet, key: str) -> Pod:

@@ -58,6 +58,7 @@ from dralloc.models.resource import (
     ResourceClaimTemplate,
     ResourcePool,
     ResourceSlice,
+    RuleTaint,
     ResourceSliceSpec,
 )
 from dralloc.models.scheduling import (
@@ -74,7 +75,7 @@ __all__ = [
     "CounterSet", "Device", "DeviceAllocationConfiguration", "DeviceAllocationResult",
     "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
     "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DeviceRequest",
-    "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
+    "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint", "RuleTaint",
     "DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintSelector", "LabelSelector", "LabelSelectorRequirement",
     "OwnerReference", "PodCondition", "PodDisruptionBudget", "PodDisruptionBudgetSpec", "PodDisruptionBudgetStatus",
     "PriorityClass",

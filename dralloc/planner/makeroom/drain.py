@@ -28,7 +28,7 @@ from typing import Any
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.gangs import Gang
-from dralloc.inventory.taintrules import apply_rules, check_rules, rule_matches
+from dralloc.validation.taintrules import apply_rules, check_rules, rule_matches, rules_note
 from dralloc.inventory.taints import tolerates
 from dralloc.io import ObjectSet
 from dralloc.models import DeviceTaintRule, ObjectMeta, ResourceClaim
@@ -224,6 +224,8 @@ def drain(objs: ObjectSet, features: Features, nodes: Sequence[str] = (), rules:
     if bool(nodes) == bool(rules):
         raise InputError("say what to drain: --node NAME (repeatable) or --device-taint RULE.yaml")
     check_rules(rules)
+    if rules and not features.taint_rules_apply:
+        raise InputError(f"--device-taint: {rules_note(ObjectSet(taint_rules=list(rules)), features)[0]}")
     known = {n.name for n in objs.nodes}
     for n in nodes:
         if n not in known:

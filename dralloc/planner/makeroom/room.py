@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from dralloc.features import Features
-from dralloc.inventory.taintrules import apply_rules
+from dralloc.validation.taintrules import apply_rules
 from dralloc.io import ObjectSet
 from dralloc.io.progress import Progress, counter
 from dralloc.models import Node, ObjectMeta
