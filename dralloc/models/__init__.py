@@ -58,8 +58,8 @@ from dralloc.models.resource import (
     ResourceClaimTemplate,
     ResourcePool,
     ResourceSlice,
-    RuleTaint,
     ResourceSliceSpec,
+    RuleTaint,
 )
 from dralloc.models.scheduling import (
     CompositePodGroup,

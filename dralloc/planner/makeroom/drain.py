@@ -28,7 +28,6 @@ from typing import Any
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.gangs import Gang
-from dralloc.validation.taintrules import apply_rules, check_rules, rule_matches, rules_note
 from dralloc.inventory.taints import tolerates
 from dralloc.io import ObjectSet
 from dralloc.models import DeviceTaintRule, ObjectMeta, ResourceClaim
@@ -40,6 +39,7 @@ from dralloc.planner.makeroom.running import Running, running_state
 from dralloc.planner.makeroom.work import Work
 from dralloc.planner.questions.general import general_fit, greedy_gangs, placed_gangs
 from dralloc.planner.view.pods import PodDemand, PodsDemand
+from dralloc.validation.taintrules import apply_rules, check_rules, rule_matches, rules_note
 
 
 @dataclass
