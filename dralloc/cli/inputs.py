@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from dralloc.cli.common import parse_features, progress, release_of, warn
+from dralloc.cluster.ledger import is_allocated
 from dralloc.cluster.pods import pod_claims as claims_of_pod
+from dralloc.cluster.pods import refused_by
 from dralloc.errors import InputError
 from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
 from dralloc.gangs import GangReader
@@ -152,13 +154,42 @@ def resolve(args: argparse.Namespace) -> Target:
     return Target(objs, node, claims, features)
 
 
+class Settled(Exception):
+    """A pod with nothing to allocate on the node: every claim is allocated
+    already, or one allocated already does not admit the node (the sentence
+    says which)."""
+
+
+def _held_text(c: ResourceClaim) -> str:
+    alloc = c.status.allocation if c.status else None
+    results = alloc.devices.results if alloc and alloc.devices else None
+    return f"{c.key}: " + (", ".join(f"{r.pool}/{r.device}" for r in results or []) or "no devices")
+
+
+def settled(pod: str, claims: list[ResourceClaim], node: Node) -> str | None:
+    """Why a pod's claims leave nothing to allocate on ``node``, or None:
+    the scheduler keeps a claim allocated already, so a pod whose claims are
+    all allocated is placed (or refused) by their allocations alone."""
+    why = refused_by(claims, node)
+    if why is not None:
+        return f"pod {pod} cannot run on node {node.name}: {why}"
+    if claims and all(is_allocated(c) for c in claims):
+        return (f"pod {pod}: every claim is allocated already ({'; '.join(_held_text(c) for c in claims)}) and "
+                f"the allocations admit node {node.name}: nothing to allocate")
+    return None
+
+
 def problem_from_args(args: argparse.Namespace) -> Problem:
     """The allocator's problem for the target; for a pod, its claims not
-    allocated yet (one allocated already, e.g. its PodGroup's, is held)."""
+    allocated yet (one allocated already, e.g. its PodGroup's, is held).
+    :class:`Settled` when a pod leaves nothing to allocate on the node."""
     t = resolve(args)
     claims = t.claims
     if getattr(args, "pod", None):
-        claims = [c for c in claims if not (c.status and c.status.allocation)] or claims
+        done = settled(args.pod, claims, t.node)
+        if done is not None:
+            raise Settled(done)
+        claims = [c for c in claims if not is_allocated(c)]
     return build_problem(t.objs.slices, t.objs.classes, t.node, claims, allocated_claims(t.objs, claims),
                          t.features, t.variant)
 
