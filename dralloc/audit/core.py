@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dralloc.audit.state import ClusterState, pod_key
-from dralloc.checker.finding import ERROR, Finding, Report, error
+from dralloc.checker.finding import ERROR, WARNING, Finding, Report, error
 from dralloc.checker.nodesel import describe, normal
 from dralloc.checker.rules import check_claim
 from dralloc.checker.shared import check_shared
@@ -38,7 +38,8 @@ def verify_state(objects: ObjectSet, features: Features | None = None, variant: 
             progress("allocated claims checked", i + 1, len(allocated))
         report.findings.extend(_claim_findings(state, claim, features, variant))
     report.findings.extend(check_shared(objects.slices, allocated, features, variant or features.variant()))
-    rule_findings = [f for f in report.findings if f.level == ERROR]
+    # rules broken, and devices a DeviceTaintRule taints now (a warning: the claim may predate the rule)
+    rule_findings = [f for f in report.findings if f.level == ERROR or (f.rule == "taint" and f.level == WARNING)]
     if compare:
         from dralloc.audit.kubecompare import compare_with_kubernetes
 

@@ -247,3 +247,20 @@ def test_verify_a_claim_allocated_before_the_rule(tmp_path, effect):
     assert [f.level for f in taint] == ["warning"]
     assert "DeviceTaintRule gpu-0-failing" in taint[0].message
     assert ("evicted" in taint[0].message) == (effect == "NoExecute")
+
+
+def test_verify_replay_names_the_rule_for_a_claim_allocated_before_it(tmp_path):
+    """Replayed in allocation order, the allocator (with the rule) takes
+    gpu-1; the cluster holds gpu-0 from before the rule: the difference is
+    put down to the rule, not left unexplained."""
+    held = claim(device="gpu-0")
+    held["status"]["allocation"]["allocationTimestamp"] = "2026-11-01T10:00:00Z"
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "c-pod", "namespace": "default", "uid": "uid-c"},
+           "spec": {"nodeName": "node-1", "resourceClaims": [{"name": "gpu", "resourceClaimName": "c"}],
+                    "containers": [{"name": "m", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}]}}
+    objs = load([write(tmp_path, NODE, CLASS, SLICE, held, pod, rule())])
+    report = verify_state(objs, pending=False)
+    assert report.replayed_pods == 1
+    diff = [f for f in report.findings if f.rule == "kubernetes-answer"]
+    assert len(diff) == 1 and "DeviceTaintRule" in diff[0].detail and "gpu-1" in diff[0].message
+    assert not [f for f in report.findings if f.level == "error"]
