@@ -47,7 +47,11 @@ class Cluster(ClusterStore):
     reads files. With ``admission`` (the default, as for ``allocate()``) the
     objects pass the API server's defaults and validation once, here, and
     every object added or claim given later on its own; without it they are
-    taken as the allocator's own input (as scenario files are)."""
+    taken as the allocator's own input (as scenario files are).
+    DeviceTaintRules, in ``objects`` or added later (``add``; replaced by
+    name, dropped with ``remove_rule``), taint the devices they select in
+    every slice held or added, as the scheduler's slice tracker does; their
+    taints count while the features apply rules (DRADeviceTaintRules)."""
 
     def __init__(self, objects: ObjectSet | Iterable[TypedObject] = (),
                  features: Features | Iterable[str] | None = None, variant: Variant | str | None = None,
