@@ -264,3 +264,19 @@ def test_verify_replay_names_the_rule_for_a_claim_allocated_before_it(tmp_path):
     diff = [f for f in report.findings if f.rule == "kubernetes-answer"]
     assert len(diff) == 1 and "DeviceTaintRule" in diff[0].detail and "gpu-1" in diff[0].message
     assert not [f for f in report.findings if f.level == "error"]
+
+
+def test_compare_versions_puts_the_move_down_to_the_rules_gate(tmp_path):
+    """1.36 has DRADeviceTaintRules off by default, 1.37 on: a pending pod
+    takes the tainted gpu-0 in 1.36 and gpu-1 in 1.37, because of that gate."""
+    from dralloc.upgrade.compare import compare_versions
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimName": "c"}],
+                    "containers": [{"name": "m", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}]}}
+    objs = load([write(tmp_path, NODE, CLASS, SLICE, claim(), pod, rule(api="resource.k8s.io/v1beta2"))])
+    cmp = compare_versions(objs, "1.36", "1.37")
+    assert [g.words() for g in cmp.gates] == ["DRADeviceTaintRules off -> on"]
+    [change] = cmp.changes
+    assert change.name == "default/p" and "gpu-0" in change.before.text and "gpu-1" in change.after.text
+    assert {c.name for c in change.causes if c.explains} == {"DRADeviceTaintRules"}
