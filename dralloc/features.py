@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from enum import Enum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from dralloc.errors import InputError
 from dralloc.release import (
@@ -177,7 +177,7 @@ class Features:
         """The allocator flags on that the engines read."""
         return {f for f in _ENGINE_FLAGS if getattr(self, f)}
 
-    @property
+    @cached_property
     def taint_rules_apply(self) -> bool:
         """Whether the taints of DeviceTaintRules count: the scheduler's
         slice tracker applies the rules when DRADeviceTaintRules is on (from

@@ -35,22 +35,18 @@ def untolerated_taint(taints: Sequence[DeviceTaint] | None,
     return None
 
 
-def counted_taints(taints: Sequence[DeviceTaint] | None, features: Features) -> list[DeviceTaint]:
-    """The device's taints that count under ``features``: none with
-    DRADeviceTaints off; a DeviceTaintRule's only while the rules apply."""
-    if not taints or not features.device_taints:
-        return []
-    rules = features.taint_rules_apply
-    return [t for t in taints if rules or not isinstance(t, RuleTaint)]
-
-
 def blocking_taint(taints: Sequence[DeviceTaint] | None, tolerations: list[DeviceToleration] | None,
                    features: Features) -> DeviceTaint | None:
     """The first counted NoSchedule/NoExecute taint no toleration tolerates,
     or None (the device may be allocated as far as taints go)."""
     if not taints or not features.device_taints:
         return None
-    return untolerated_taint(counted_taints(taints, features), tolerations)
+    for t in taints:
+        if t.effect not in BLOCKING_EFFECTS or (isinstance(t, RuleTaint) and not features.taint_rules_apply):
+            continue
+        if not any(tolerates(tol, t) for tol in tolerations or []):
+            return t
+    return None
 
 
 def rule_text(taint: DeviceTaint) -> str:
