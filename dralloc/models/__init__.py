@@ -4,6 +4,7 @@ plus Node and Pod). Models hold data only; no solver, YAML or CEL here."""
 from dralloc.models.base import K8sModel, OpenModel, QuantityField
 from dralloc.models.core import (
     Container,
+    ContainerExtendedResourceRequest,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -11,6 +12,7 @@ from dralloc.models.core import (
     ObjectMeta,
     OwnerReference,
     Pod,
+    PodExtendedResourceClaimStatus,
     PodResourceClaim,
     PodSchedulingGroup,
     TypedObject,
@@ -58,14 +60,15 @@ from dralloc.models.scheduling import (
 )
 
 __all__ = [
-    "AllocationResult", "CapacityRequestPolicy", "CompositePodGroup", "CapacityRequirements", "Container", "Counter",
+    "AllocationResult", "CapacityRequestPolicy", "CompositePodGroup", "CapacityRequirements", "Container", "ContainerExtendedResourceRequest",
+    "Counter",
     "CounterSet", "Device", "DeviceAllocationConfiguration", "DeviceAllocationResult",
     "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
     "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DeviceRequest",
     "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
     "DeviceToleration", "ExactDeviceRequest", "K8sModel", "Node", "NodeSelector",
     "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OwnerReference", "OpaqueDeviceConfiguration",
-    "GangSchedulingPolicy", "OpenModel", "Pod", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
+    "GangSchedulingPolicy", "OpenModel", "Pod", "PodExtendedResourceClaimStatus", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
     "PodResourceClaim", "PodSchedulingGroup", "QuantityField", "ResourceClaim",
     "ResourceClaimSpec", "ResourceClaimStatus", "ResourceClaimTemplate", "ResourcePool",
     "ResourceSlice", "ResourceSliceSpec", "TypedObject", "Workload", "WorkloadReference",
