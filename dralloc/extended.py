@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from dralloc.errors import InputError
@@ -94,13 +94,13 @@ def pod_key(pod: Pod) -> str:
 def _created(cls: DeviceClass) -> datetime:
     raw = cls.metadata.creation_timestamp
     if not raw:
-        return datetime.min.replace(tzinfo=timezone.utc)
+        return datetime.min.replace(tzinfo=UTC)
     try:
         t = datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
         raise InputError(f"{raw!r} is not an RFC 3339 time", obj=f"DeviceClass {cls.name}",
                          field="metadata.creationTimestamp") from None
-    return t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 class ClassResolver:

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import functools
 import threading
-from dataclasses import replace
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from dralloc.checker.rules import with_allocation
 from dralloc.cluster.ledger import claim_key
-from dralloc.cluster.pods import answered, on_node, pod_claims
+from dralloc.cluster.pods import answered, for_node, on_node, pod_claims
 from dralloc.cluster.store import ClusterStore
 from dralloc.errors import InputError
 from dralloc.extended import ExtendedReader, is_extended_claim
@@ -106,7 +106,8 @@ class Cluster(ClusterStore):
     def allocate(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None,
                  mode: str | None = None, objective: str | None = None, time_limit: float | None = None,
                  share_ids: ShareIDPolicy = None, verify: bool = True, compare: str = "auto",
-                 compare_time_limit: float | None = None, cancel: threading.Event | None = None) -> Outcome:
+                 compare_time_limit: float | None = None, cancel: threading.Event | None = None,
+                 build: bool = True) -> Outcome:
         """Allocate ``claims`` (objects or ``namespace/name`` keys), or the
         claims of ``pod``, together on ``node``, as :func:`dralloc.solver.allocate`
         does with this cluster's objects. ``node`` is a Node or the name of
@@ -114,10 +115,13 @@ class Cluster(ClusterStore):
         admission). Nothing is committed. ``cancel``: an event another thread
         may set to stop the searches (Kubernetes' context-canceled error).
         For a pod, claims allocated already are kept, not allocated again: the
-        node must be one their allocation admits (:func:`.pods.on_node`)."""
+        node must be one their allocation admits (:func:`.pods.on_node`); so
+        for an extended-resource claim among ``claims`` (its pod held here),
+        built for the node as the scheduler builds it -- unless ``build`` is
+        False: then it is allocated as given."""
         target = self._target(node)
         todo = self._todo(claims, pod)
-        if pod is not None or any(is_extended_claim(c) for c in todo):
+        if pod is not None or (build and any(is_extended_claim(c) for c in todo)):
             return on_node(target, todo, mode or "first-fit", lambda rest: self._allocate(
                 target, rest, mode, objective, time_limit, share_ids, verify, compare, compare_time_limit, cancel),
                 self.extended())
@@ -199,9 +203,10 @@ class Cluster(ClusterStore):
     def problem(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None) -> Problem:
         """The allocator's normalised problem for the claims on ``node``
         (pools, allocated state, request slots), for explanations and models
-        built on the inventory."""
+        built on the inventory; an extended-resource claim as built for the
+        node (:func:`.pods.for_node`)."""
         target = self._target(node)
-        todo = self._todo(claims, pod)
+        todo = for_node(target, self._todo(claims, pod), self.extended())[0]
         view = self.view(target)
         held = self.held_for(view, {claim_key(c) for c in todo})
         return build_problem(view.objects.slices, view.objects.classes, target, todo, held,

@@ -20,7 +20,7 @@ from dralloc.planner.questions.pattern import add_nodes, fit, layout
 from dralloc.planner.questions.repack import mixed_fragmentation
 from dralloc.planner.view.cluster import Cluster, build_cluster
 from dralloc.planner.view.demand import Demand, demand_from
-from dralloc.planner.view.pods import PodsDemand, pods_demand
+from dralloc.planner.view.pods import PodsDemand, device_plugin_note, pods_demand
 from dralloc.validation.admission import admit
 
 
@@ -77,7 +77,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
             raise InputError(f"--add answers fit with added nodes; for {question} leave it out")
         objs = Grower(objs, unit_from(objs, template_objs, opts.template)).with_k(opts.add)
         template_objs = None
-    if question == "fragmentation" and (pending := pods_demand(objs)).pods and not pending.simple():
+    if question == "fragmentation" and (pending := pods_demand(objs, feats)).pods and not pending.simple():
         return mixed_fragmentation(objs, pending, feats, opts.time_limit, opts.workers, opts.progress)
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=_progress(opts.progress))
@@ -85,12 +85,23 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
         ans = fragmentation(state, empty, opts.time_limit, opts.workers)
         ans.cluster = state
         return ans
-    general = pods_demand(objs)
+    general = pods_demand(objs, feats)
     if not general.pods:
-        raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
+        raise InputError("no demand: give Pods (with ResourceClaimTemplates or extended resources a DeviceClass "
+                         "serves) or unallocated ResourceClaims")
+    ans = _answer(question, objs, general, opts, template_objs)
+    note = device_plugin_note(objs, feats)
+    if note is not None:
+        ans.optimal.setdefault("notes", []).append(note)
+    return ans
+
+
+def _answer(question: str, objs: ObjectSet, general: PodsDemand, opts: Options,
+            template_objs: ObjectSet | None) -> Answer:
+    feats = opts.features()
     if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1):
         return _ask_general(question, objs, general, opts, template_objs)
-    demand = demand_from(objs)
+    demand = demand_from(objs, feats)
     if not demand.workloads:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
     nodes: list[Node] = list(objs.nodes)

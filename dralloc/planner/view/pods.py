@@ -15,10 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from dralloc.errors import InputError
+from dralloc.extended import ExtendedReader, allocatable
+from dralloc.features import Features
 from dralloc.gangs import Gang, GangReader
 from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, Pod, ResourceClaim
-from dralloc.planner.view.demand import REPLICAS, one_device_claim
+from dralloc.planner.view.demand import (
+    EXTENDED_ENTRY,
+    REPLICAS,
+    extended_template,
+    one_device_claim,
+)
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,8 @@ def _replicas(pod: Pod, where: str) -> int:
     return n
 
 
-def _pod(objs: ObjectSet, pod: Pod, order: int, shared: dict[str, ResourceClaim], gangs: GangReader) -> PodDemand:
+def _pod(objs: ObjectSet, pod: Pod, order: int, shared: dict[str, ResourceClaim], gangs: GangReader,
+         reader: ExtendedReader) -> PodDemand:
     ns = pod.metadata.namespace or "default"
     where = f"Pod {ns}/{pod.name}"
     replicas = _replicas(pod, where)
@@ -116,22 +124,26 @@ def _pod(objs: ObjectSet, pod: Pod, order: int, shared: dict[str, ResourceClaim]
                                                       spec=tmpl.spec.spec)))
         else:
             raise InputError(f"{field_}: neither resourceClaimName nor resourceClaimTemplateName is set")
+    made = extended_template(pod, reader)
+    if made is not None:
+        templates.append((EXTENDED_ENTRY, made))
     return PodDemand(f"{ns}/{pod.name}", ns, replicas, pod.spec.priority or 0, order,
                      tuple(templates), tuple(keys), gang=link.gang if link else None)
 
 
-def pods_demand(objs: ObjectSet) -> PodsDemand:
+def pods_demand(objs: ObjectSet, features: Features | None = None) -> PodsDemand:
     """Pods not bound to a node (in input order), then unallocated claims no
     pod refers to. A pod without any claim is left out (DRA does not
     constrain it) unless it is in a gang (it counts towards the minimum)."""
     out = PodsDemand()
     gangs = GangReader(objs)
+    reader = ExtendedReader.of(objs, features or Features.default())
     for i, pod in enumerate(objs.pods):
         if pod.spec.node_name:
             ns = pod.metadata.namespace or "default"
             gangs.link(pod, f"{ns}/{pod.name}", _replicas(pod, f"Pod {ns}/{pod.name}"))
             continue
-        p = _pod(objs, pod, i, out.shared, gangs)
+        p = _pod(objs, pod, i, out.shared, gangs, reader)
         if p.templates or p.shared or p.gang is not None:   # a gang counts its pods without claims too
             out.pods.append(p)
     out.gangs = gangs.finish()
@@ -146,3 +158,29 @@ def pods_demand(objs: ObjectSet) -> PodsDemand:
         out.pods.append(PodDemand(c.key, c.metadata.namespace or "default", 1, 0, len(objs.pods) + j,
                                   shared=(c.key,), lone=True))
     return out
+
+
+def device_plugin_note(objs: ObjectSet, features: Features | None = None) -> str | None:
+    """Nodes whose device plugins advertise an extended resource that a
+    pending pod asks for and a DeviceClass serves: Kubernetes gives the pod
+    the device plugin's there (it takes precedence), which the planner does
+    not model -- it places such pods on DRA devices only."""
+    reader = ExtendedReader.of(objs, features or Features.default())
+    asked: set[str] = set()
+    for pod in objs.pods:
+        demand = reader.demand(pod) if not pod.spec.node_name else None
+        asked |= set(demand.classes) if demand is not None else set()
+    if not asked:
+        return None
+    hits = {}
+    for node in objs.nodes:
+        have = sorted(n for n, v in allocatable(node).items() if n in asked and v > 0)
+        if have:
+            hits[node.name] = have
+    if not hits:
+        return None
+    names = sorted({n for v in hits.values() for n in v})
+    shown = ", ".join(sorted(hits)[:5]) + (f" and {len(hits) - 5} more" if len(hits) > 5 else "")
+    return (f"{len(hits)} node(s) ({shown}) advertise {', '.join(names)} through a device plugin "
+            "(status.allocatable); Kubernetes serves pods asking for it there from the device plugin, which "
+            "the planner does not model: it places those pods on DRA devices only")
