@@ -57,10 +57,10 @@ from dralloc.models import (
     ResourceClaim,
 )
 from dralloc.quantity import Quantity, QuantityError
-from dralloc.validation.formats import extended_resource_name
+from dralloc.validation.podresources import DEVICE_CLASS_PREFIX, is_extended
 
 GATE = "DRAExtendedResource"
-IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
+IMPLICIT_PREFIX = DEVICE_CLASS_PREFIX
 CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 CLAIM_SUFFIX = "extended-resources"
 MAX_NAME = 253
@@ -72,7 +72,7 @@ PodLookup = Callable[[str], Pod | None]                      # "ns/name" -> pod
 def is_extended_name(name: str) -> bool:
     """A resource name the scheduler may hand to DRA: an extended resource
     name, or a class's implicit ``deviceclass.resource.kubernetes.io/<class>``."""
-    return extended_resource_name(name) or name.startswith(IMPLICIT_PREFIX)
+    return is_extended(name)
 
 
 def is_extended_claim(claim: ResourceClaim) -> bool:

@@ -123,6 +123,17 @@ def _overcommitted(state: ClusterState) -> list[Finding]:
     return out
 
 
+def _not_dra(state: ClusterState, pod: Pod, demand: Demand) -> Finding:
+    """A pending pod whose extended resources DRA does not serve: the device plugins' alone."""
+    assert state.extended is not None
+    nodes = [n.name for n in state.objects.nodes if any(allocatable(n).get(r, 0) > 0 for r in demand.requests)]
+    where = f"nodes whose device plugins advertise them: {', '.join(nodes[:5])}" + (
+        f" and {len(nodes) - 5} more" if len(nodes) > 5 else "") if nodes else "no node's device plugins advertise them"
+    return _finding(INFO, pod, "", f"pod {pod_key(pod)} is pending; "
+                    f"{demand.not_dra(state.extended.features.kubernetes_version)} ({where}); dralloc does not "
+                    "model device plugins beyond that", ("spec.containers",))
+
+
 def check_extended(state: ClusterState) -> list[Finding]:
     """Every pod's extended resources, read back against what the scheduler does."""
     if state.extended is None or not state.demands:
@@ -138,8 +149,11 @@ def check_extended(state: ClusterState) -> list[Finding]:
             if node is not None:
                 out += _bound(state, pod, demand, node)
             continue
+        if not demand.dra:
+            out.append(_not_dra(state, pod, demand))
+            continue
         found = state.extended.recorded(pod)
-        if found is not None and demand.dra:
+        if found is not None:
             out.append(_finding(INFO, pod, found.key, f"pod {pk} is pending with an extended-resource claim from an "
                                 "earlier scheduling cycle: the scheduler deletes it (PostFilter) and tries again "
                                 "with a new one", ("metadata.annotations",)))
