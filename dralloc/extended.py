@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from dralloc.errors import InputError
+from dralloc.errors import DrallocError, InputError
 from dralloc.features import Features
 from dralloc.models import (
     Container,
@@ -67,6 +67,11 @@ MAX_NAME = 253
 
 ClaimLookup = Callable[[str], ResourceClaim | None]          # "ns/name" -> claim
 PodLookup = Callable[[str], Pod | None]                      # "ns/name" -> pod
+
+
+class NodeRefuses(DrallocError):
+    """A node does not take a pod for its extended resources (no device
+    plugin and no class serves one, or its device plugin has too few free)."""
 
 
 def is_extended_name(name: str) -> bool:

@@ -23,7 +23,7 @@ from dralloc.cli.common import parse_features, progress, release_of, warn
 from dralloc.cluster.pods import for_node
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
-from dralloc.extended import ExtendedReader
+from dralloc.extended import ExtendedReader, NodeRefuses
 from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
 from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
@@ -156,7 +156,7 @@ def problem_from_args(args: argparse.Namespace) -> Problem:
     if getattr(args, "pod", None):
         claims, _, share, _ = for_node(t.node, claims, ExtendedReader.of(t.objs, t.features))
         if share is not None and (why := share.refusal(t.node.name)) is not None:
-            raise InputError(f"pod {args.pod}: {why}")
+            raise NodeRefuses(f"pod {args.pod}: {why}")
         claims = [c for c in claims if not (c.status and c.status.allocation)] or claims
     return build_problem(t.objs.slices, t.objs.classes, t.node, claims, allocated_claims(t.objs, claims),
                          t.features, t.variant)

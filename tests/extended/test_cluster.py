@@ -135,3 +135,12 @@ def test_init_container_peak_is_what_a_node_must_hold(tmp_path: Path) -> None:
     assert not rows["two"].ok and rows["three"].ok
     [a] = rows["three"].allocations or []
     assert len(a.devices.results or []) == 3 if a.devices else False
+
+
+def test_explain_says_when_the_node_refuses_the_pod_itself(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, cluster_docs(dp_free=1) + [gpu_pod("p", 2)])
+    assert main(["explain", path, "--pod", "default/p", "--node", "plugin-1"]) == 1
+    assert "insufficient nvidia.com/gpu: 2 asked, 1 of 1 free" in capsys.readouterr().out
+    assert main(["explain", path, "--pod", "default/p", "--node", "dra-1"]) == 0
+    assert "no conflict" in capsys.readouterr().out.lower()
