@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from objects import GPU, cluster_docs, container, device_class, gpu_pod, gpus, node, pod, write
 
 from dralloc import Cluster
 from dralloc.errors import InputError
@@ -18,6 +17,17 @@ from dralloc.io import load
 from dralloc.planner.api import Options, answer
 from dralloc.planner.simulate.podsim import simulate_pods
 from dralloc.planner.view.pods import EXTENDED_ENTRY, pods_demand
+from tests.extended.objects import (
+    GPU,
+    cluster_docs,
+    container,
+    device_class,
+    gpu_pod,
+    gpus,
+    node,
+    pod,
+    write,
+)
 
 DRA_ONLY = [device_class("gpu.nvidia.com", GPU), node("dra-1"), gpus("dra-1", 4), node("dra-2"), gpus("dra-2", 2)]
 

@@ -10,13 +10,23 @@ from pathlib import Path
 
 import pytest
 import yaml
-from objects import GPU, cluster_docs, container, device_class, gpu_pod, gpus, node, pod, write
 
 from dralloc import Cluster
 from dralloc.cli.main import main
 from dralloc.errors import InputError
 from dralloc.extended import CLAIM_ANNOTATION
 from dralloc.io import load
+from tests.extended.objects import (
+    GPU,
+    cluster_docs,
+    container,
+    device_class,
+    gpu_pod,
+    gpus,
+    node,
+    pod,
+    write,
+)
 
 
 def cluster(tmp_path: Path, extra: list[dict], version: str | None = None, **kw: object) -> Cluster:

@@ -6,11 +6,20 @@ of kube-scheduler's extendeddynamicresources.go and its device-class cache."""
 from __future__ import annotations
 
 import pytest
-from objects import GPU, as_class, as_node, as_pod, container, device_class, node, pod
 
 from dralloc.errors import InputError
 from dralloc.extended import ClassResolver, Mapping, build_requests, pod_requests, used_on
 from dralloc.features import Features
+from tests.extended.objects import (
+    GPU,
+    as_class,
+    as_node,
+    as_pod,
+    container,
+    device_class,
+    node,
+    pod,
+)
 
 FPGA = "example.com/fpga"
 

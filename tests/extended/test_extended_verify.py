@@ -9,11 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from objects import GPU, cluster_docs, container, gpu_pod, pod
-
 from dralloc.audit import verify_state
 from dralloc.checker.finding import ERROR, INFO, WARNING, Report
 from dralloc.io import load
+from tests.extended.objects import GPU, cluster_docs, container, gpu_pod, pod
 
 STATUS = {"phase": "Running", "extendedResourceClaimStatus": {
     "resourceClaimName": "p-extended-resources-ab12c",
@@ -40,7 +39,7 @@ def req(name: str = "container-0-request-0", count: int = 1, cls: str = "gpu.nvi
 
 
 def verify(tmp_path: Path, docs: list[dict[str, Any]], **kw: Any) -> Report:
-    from objects import write
+    from tests.extended.objects import write
 
     return verify_state(load([write(tmp_path, cluster_docs() + docs)]), **kw)
 
