@@ -5,6 +5,8 @@ from dralloc.models.base import K8sModel, OpenModel, QuantityField
 from dralloc.models.core import (
     Container,
     ContainerExtendedResourceRequest,
+    LabelSelector,
+    LabelSelectorRequirement,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -12,11 +14,18 @@ from dralloc.models.core import (
     ObjectMeta,
     OwnerReference,
     Pod,
+    PodCondition,
     PodExtendedResourceClaimStatus,
     PodResourceClaim,
     PodSchedulingGroup,
     TypedObject,
     WorkloadReference,
+)
+from dralloc.models.policy import (
+    PodDisruptionBudget,
+    PodDisruptionBudgetSpec,
+    PodDisruptionBudgetStatus,
+    PriorityClass,
 )
 from dralloc.models.resource import (
     AllocationResult,
@@ -39,6 +48,9 @@ from dralloc.models.resource import (
     DeviceSelector,
     DeviceSubRequest,
     DeviceTaint,
+    DeviceTaintRule,
+    DeviceTaintRuleSpec,
+    DeviceTaintSelector,
     DeviceToleration,
     ExactDeviceRequest,
     OpaqueDeviceConfiguration,
@@ -66,6 +78,9 @@ __all__ = [
     "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
     "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DeviceRequest",
     "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
+    "DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintSelector", "LabelSelector", "LabelSelectorRequirement",
+    "OwnerReference", "PodCondition", "PodDisruptionBudget", "PodDisruptionBudgetSpec", "PodDisruptionBudgetStatus",
+    "PriorityClass",
     "DeviceToleration", "ExactDeviceRequest", "K8sModel", "Node", "NodeSelector",
     "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OwnerReference", "OpaqueDeviceConfiguration",
     "GangSchedulingPolicy", "OpenModel", "Pod", "PodExtendedResourceClaimStatus", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
