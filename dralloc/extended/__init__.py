@@ -54,6 +54,8 @@ from dralloc.extended.nodes import (
     ExtendedReader,
     Share,
     allocatable,
+    plugin_nodes,
+    plugin_summary,
     plugin_use,
     used_on,
 )
@@ -71,6 +73,6 @@ from dralloc.extended.requests import (
 __all__ = [
     "CLAIM_ANNOTATION", "CLAIM_SUFFIX", "GATE", "IMPLICIT_PREFIX", "ClassResolver", "Demand", "ExtendedReader",
     "Mapping", "NodeRefuses", "Share", "allocatable", "build_requests", "claim_name", "container_requests",
-    "is_extended_claim", "is_extended_name", "new_claim", "owner_of", "plugin_use", "pod_key", "pod_requests",
+    "is_extended_claim", "is_extended_name", "new_claim", "owner_of", "plugin_nodes", "plugin_summary", "plugin_use", "pod_key", "pod_requests",
     "status_mappings", "used_on",
 ]

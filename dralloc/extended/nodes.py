@@ -42,6 +42,29 @@ def allocatable(node: Node) -> dict[str, int]:
     return out
 
 
+def plugin_nodes(nodes: Iterable[Node], names: Iterable[str]) -> dict[str, list[str]]:
+    """Per node, which of ``names`` its device plugin advertises
+    (``status.allocatable`` above zero): there the device plugin serves
+    them, not DRA. Nodes that advertise none are left out."""
+    wanted = set(names)
+    out: dict[str, list[str]] = {}
+    if not wanted:
+        return out
+    for node in nodes:
+        have = sorted(n for n, v in allocatable(node).items() if n in wanted and v > 0)
+        if have:
+            out[node.name] = have
+    return out
+
+
+def plugin_summary(hits: dict[str, list[str]], shown: int = 5) -> str:
+    """``plugin_nodes``' answer in words: "2 node(s) (a, b) advertise nvidia.com/gpu"."""
+    names = sorted({n for v in hits.values() for n in v})
+    nodes = sorted(hits, key=str.encode)
+    listed = ", ".join(nodes[:shown]) + (f" and {len(nodes) - shown} more" if len(nodes) > shown else "")
+    return f"{len(nodes)} node(s) ({listed}) advertise {', '.join(names)} through a device plugin"
+
+
 def used_on(pods: Iterable[Pod]) -> dict[str, dict[str, int]]:
     """Per node, the extended resources its pods request (pods bound by
     ``spec.nodeName`` and not finished, as the scheduler's cache counts them)."""

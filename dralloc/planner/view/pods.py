@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from dralloc.errors import InputError
-from dralloc.extended import ExtendedReader, allocatable
+from dralloc.extended import ExtendedReader, plugin_nodes, plugin_summary
 from dralloc.features import Features
 from dralloc.gangs import Gang, GangReader
 from dralloc.io import ObjectSet
@@ -188,15 +188,9 @@ def device_plugin_note(objs: ObjectSet, features: Features | None = None) -> str
         asked |= set(demand.classes) if demand is not None else set()
     if not asked:
         return None
-    hits = {}
-    for node in objs.nodes:
-        have = sorted(n for n, v in allocatable(node).items() if n in asked and v > 0)
-        if have:
-            hits[node.name] = have
+    hits = plugin_nodes(objs.nodes, asked)
     if not hits:
         return None
-    names = sorted({n for v in hits.values() for n in v})
-    shown = ", ".join(sorted(hits)[:5]) + (f" and {len(hits) - 5} more" if len(hits) > 5 else "")
-    return (f"{len(hits)} node(s) ({shown}) advertise {', '.join(names)} through a device plugin "
+    return (f"{plugin_summary(hits)} "
             "(status.allocatable); Kubernetes serves pods asking for it there from the device plugin, which "
             "the planner does not model: it places those pods on DRA devices only")
