@@ -99,3 +99,34 @@ def cluster_docs(dp_free: int = 2) -> list[dict[str, Any]]:
     """Two DRA nodes (4 and 2 GPUs) and one node on the device plugin."""
     return [device_class("gpu.nvidia.com", GPU), node("dra-1"), gpus("dra-1", 4), node("dra-2"), gpus("dra-2", 2),
             node("plugin-1", {"cpu": "8", GPU: str(dp_free)})]
+
+
+def extended_claim(pod_name: str, node_name: str, devices: list[str], ns: str = "default") -> dict[str, Any]:
+    """The claim kube-scheduler made for a running pod's ``nvidia.com/gpu``
+    (one container asking ``len(devices)``), allocated on ``node_name``."""
+    req = "container-0-request-0"
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": f"{pod_name}-extended-resources-x1", "namespace": ns,
+                         "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                         "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod_name,
+                                              "uid": f"uid-{pod_name}", "controller": True}]},
+            "spec": {"devices": {"requests": [{"name": req, "exactly": {
+                "deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": len(devices)}}]}},
+            "status": {"allocation": {"devices": {"results": [
+                {"request": req, "driver": "gpu.nvidia.com", "pool": node_name, "device": d} for d in devices]},
+                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}},
+                "reservedFor": [{"resource": "pods", "name": pod_name, "uid": f"uid-{pod_name}"}]}}
+
+
+def running_gpu_pod(name: str, node_name: str, devices: list[str], priority: int = 0,
+                    ns: str = "default") -> list[dict[str, Any]]:
+    """A running pod asking ``nvidia.com/gpu`` the device-plugin way, served
+    by DRA: the pod (its status naming the claim) and its claim."""
+    p = gpu_pod(name, len(devices), node=node_name, ns=ns, priority=priority, status={
+        "phase": "Running", "extendedResourceClaimStatus": {
+            "resourceClaimName": f"{name}-extended-resources-x1",
+            "requestMappings": [{"containerName": "main", "resourceName": GPU,
+                                 "requestName": "container-0-request-0"}]}})
+    p["metadata"]["uid"] = f"uid-{name}"
+    return [p, extended_claim(name, node_name, devices, ns)]

@@ -23,7 +23,7 @@ from dralloc.extended import ExtendedReader, plugin_nodes, plugin_summary, plugi
 from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.models import Node, Pod
-from dralloc.planner.makeroom.plan import RoomAnswer, workload
+from dralloc.planner.makeroom.plan import RoomAnswer
 from dralloc.planner.makeroom.work import Work
 from dralloc.planner.view.demand import EXTENDED_ENTRY
 from dralloc.planner.view.pods import PodDemand
@@ -72,13 +72,13 @@ def place_on_plugins(objs: ObjectSet, features: Features, work: Work,
             return None
         for r in range(p.replicas):
             for node in nodes:
-                extra = taken.get(node.name, {})
+                mine = taken.get(node.name, {})
                 base = reader.used(node.name)
-                used = {n: base.get(n, 0) + extra.get(n, 0) for n in set(base) | set(extra)}
+                used = {n: base.get(n, 0) + mine.get(n, 0) for n in set(base) | set(mine)}
                 share = demand.share(node, used)
                 if not share.dra and share.refusal(node.name) is None:
                     got = plugin_use(share)
-                    taken[node.name] = {n: extra.get(n, 0) + got.get(n, 0) for n in set(extra) | set(got)}
+                    taken[node.name] = {n: mine.get(n, 0) + got.get(n, 0) for n in set(mine) | set(got)}
                     out[f"{p.name}#{r}"] = (node.name, got)
                     break
             else:
@@ -93,7 +93,8 @@ def plugin_answer(objs: ObjectSet, work: Work, mode: str, placed: dict[str, tupl
     for p in objs.pods:
         if p.spec.node_name and (p.status is None or p.status.phase not in ("Succeeded", "Failed")):
             bound_on.setdefault(p.spec.node_name, []).append(f"{p.metadata.namespace or 'default'}/{p.name}")
-    steps, nodes = [], {}
+    steps: list[dict[str, Any]] = []
+    nodes: dict[str, dict[str, list[str]]] = {}
     for i, (key, (node, got)) in enumerate(placed.items()):
         devices = [f"{n} x{v} (device plugin)" for n, v in sorted(got.items())]
         steps.append({"step": i + 1, "action": "place", "pod": key, "node": node, "devices": devices})
@@ -113,11 +114,7 @@ def plugin_answer(objs: ObjectSet, work: Work, mode: str, placed: dict[str, tupl
                   "DRA); Kubernetes picks among the nodes that fit by its scores"],
         "detail": detail,
     }
-    ans = RoomAnswer("make-room", data, sorted(nodes, key=str.encode))
-    ans.marks = {k: "placed" for k in placed}
-    ans.labels = {k: k.rpartition("#")[0].rpartition("/")[2] for k in placed}
-    ans.labels.update({f"{p.metadata.namespace or 'default'}/{p.name}": workload(p) for p in objs.pods})
-    return ans
+    return RoomAnswer("make-room", data)    # no DRA device changes hands: nothing to draw
 
 
 def scoped(data: dict[str, Any], hits: dict[str, list[str]], what: str) -> None:

@@ -48,7 +48,8 @@ def select_work(objs: ObjectSet, pod: str | None = None, gang: str | None = None
         key = pod if "/" in pod else f"default/{pod}"
         mine = [p for p in every.pods if p.name == key]
         if not mine:
-            raise InputError(f"--for {pod}: no pending Pod {key} (a pod not bound to a node, with claims)")
+            raise InputError(f"--for {pod}: no pending Pod {key} (a pod not bound to a node, with claims "
+                             "or extended resources a DeviceClass serves)")
         if mine[0].gang is not None:
             raise InputError(f"--for {pod}: Pod {key} is in gang {mine[0].gang}, which starts whole or not at all: "
                              f"ask --for-gang {mine[0].gang}")
