@@ -154,3 +154,31 @@ def test_explain_says_when_the_node_refuses_the_pod_itself(tmp_path: Path,
     assert "insufficient nvidia.com/gpu: 2 asked, 1 of 1 free" in capsys.readouterr().out
     assert main(["explain", path, "--pod", "default/p", "--node", "dra-1"]) == 0
     assert "no conflict" in capsys.readouterr().out.lower()
+
+
+def test_a_pod_with_a_claim_on_a_node_whose_device_plugin_serves_its_gpus(tmp_path: Path) -> None:
+    # the NIC from DRA, the GPU from the node's device plugin: no extended-resource claim there
+    nic_class = device_class("nic.example.com", driver="nic.example.com")
+    tmpl = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "nic", "namespace": "default"},
+            "spec": {"spec": {"devices": {"requests": [{"name": "nic", "exactly": {"deviceClassName": "nic.example.com"}}]}}}}
+    docs = [*cluster_docs(), nic_class, node("both-1", {GPU: "1"}), gpus("both-1", 1, driver="nic.example.com"), tmpl,
+            pod("mixed", [container("c", limits={GPU: 1})], claims=[{"name": "net", "resourceClaimTemplateName": "nic"}])]
+    cl = Cluster.load([write(tmp_path, docs)])
+    rows = {n.name: o for n, o in cl.each_node(pod="default/mixed")}
+    assert rows["both-1"].ok and rows["both-1"].device_plugin == {GPU: 1}
+    assert rows["both-1"].claims == ["default/mixed-net"] and rows["both-1"].instances == {}
+    assert rows["both-1"].request_mappings in (None, [])
+    assert not rows["dra-1"].ok and not rows["plugin-1"].ok          # no NIC there
+
+
+def test_of_two_classes_naming_the_resource_the_newer_ones_devices_serve(tmp_path: Path) -> None:
+    docs = [device_class("old", GPU, "2026-01-01T00:00:00Z", driver="gpu.nvidia.com"),
+            device_class("new", GPU, "2026-06-01T00:00:00Z", driver="gpu.example.com"),
+            node("a"), gpus("a", 2, driver="gpu.nvidia.com"), node("b"), gpus("b", 2, driver="gpu.example.com"),
+            gpu_pod("p", 1)]
+    cl = Cluster.load([write(tmp_path, docs)])
+    rows = {n.name: o.ok for n, o in cl.each_node(pod="default/p")}
+    assert rows == {"a": False, "b": True}
+    [claim] = cl.pod_claims("default/p")
+    assert [r.exactly.device_class_name for r in claim.spec.devices.requests if r.exactly] == ["new"]
