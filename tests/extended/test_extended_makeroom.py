@@ -131,3 +131,9 @@ def test_the_cli_answers_make_room_next_to_a_device_plugin(tmp_path: Path, capsy
     assert "0 evictions" in capsys.readouterr().out
     assert main(["plan", "make-room", path, "--for", "default/big", "--kubernetes-version", "1.35"]) == 2
     assert "no pending Pod default/big" in capsys.readouterr().err
+
+
+def test_work_that_fits_now_on_dra_devices_stays_there(tmp_path: Path) -> None:
+    d = room(objs(tmp_path, [*DRA, *LOW, node("dp", {GPU: "2"}), gpu_pod("big", 1, priority=100)]))
+    assert d["status"] == "plan" and d["disruptions"] == 0 and d["check"] == "passed"
+    assert d["placed"] == {"default/big#0": {"node": "n1", "devices": ["n1/gpu-1"]}} and "scope" not in d

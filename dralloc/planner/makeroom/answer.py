@@ -75,17 +75,17 @@ def explain(objs: ObjectSet, features: Features, work: Work, opts: Options, out:
 
 def answer_make_room(objs: ObjectSet, features: Features, work: Work, opts: Options,
                      displaced: Mapping[str, Pod] | None = None) -> RoomAnswer:
-    """The fewest disruptions that let ``work`` fit -- none when it fits now
-    on nodes whose device plugins serve its extended resources
-    (:mod:`.plugins`); an answer over DRA devices says so where device
-    plugins advertise what the work asks for. ``displaced``: drain's pods,
+    """The fewest disruptions that let ``work`` fit: none when it fits now
+    on DRA devices, or else on nodes whose device plugins serve its extended
+    resources (:mod:`.plugins`); an answer over DRA devices says so where
+    device plugins advertise what the work asks for. ``displaced``: drain's pods,
     by key, no longer in ``objs``."""
+    ans = _search(objs, features, work, opts)
+    if ans.data["status"] == "plan" and ans.data["disruptions"] == 0 and ans.data["proven"]:
+        return ans                                   # fits now on DRA devices
     on_plugins = place_on_plugins(objs, features, work, displaced)
     if on_plugins is not None:
-        detail = {"priorityBelow": work.priority, "costModel": opts.cost, "nodes": len(objs.nodes),
-                  "candidateNodes": 0, "modelledNodes": 0, "rounds": 0, "mayBeDisrupted": 0}
-        return plugin_answer(objs, work, opts.mode, on_plugins, detail)
-    ans = _search(objs, features, work, opts)
+        return plugin_answer(objs, work, opts.mode, on_plugins, ans.data["detail"])
     hits = work_plugin_nodes(objs, features, [p.name for p in work.demand.pods], displaced)
     if hits:
         scoped(ans.data, hits, work.what)
