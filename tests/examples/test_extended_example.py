@@ -96,3 +96,14 @@ def test_an_upgrade_from_1_35_gives_the_gpus_to_dra(capsys: pytest.CaptureFixtur
     code, out = run(["compare-versions", DUMP, "--from", "1.35", "--to", "1.37", "-o", "json"], capsys)
     infer = next(c for c in out["changes"] if c["name"] == "ml/infer-0")
     assert [c["name"] for c in infer["causes"] if c["explains"]] == ["DRAExtendedResource"]
+
+
+def test_make_room_and_drain_on_the_dump(capsys: pytest.CaptureFixture[str]) -> None:
+    # infer-0 fits now on gpu-node-1's DRA GPUs: nothing to disrupt
+    code, ans = run(["plan", "make-room", DUMP, "--for", "ml/infer-0", "-o", "json"], capsys)
+    assert code == 0 and ans["disruptions"] == 0 and ans["placed"]["ml/infer-0#0"]["node"] == "gpu-node-1"
+    # draining gpu-node-1 displaces web-0 (its extended-resource claim with it): gpu-node-2 takes it
+    code, ans = run(["plan", "drain", DUMP, "--node", "gpu-node-1", "-o", "json"], capsys)
+    assert code == 0 and [p["pod"] for p in ans["displaced"]] == ["ml/web-0"]
+    assert ans["fitElsewhere"]["optimal"]["pods"] == 1
+    assert any("legacy-node" in n for n in ans["notes"])
