@@ -56,6 +56,12 @@ def _created(cls: DeviceClass) -> datetime:
     return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
+def _newest_first(classes: list[DeviceClass]) -> list[DeviceClass]:
+    """Created last first, ties by the lower name (exact times, no floats)."""
+    by_name = sorted(classes, key=lambda c: c.name.encode())
+    return sorted(by_name, key=_created, reverse=True)
+
+
 class ClassResolver:
     """Which DeviceClass serves an extended resource name, as the
     scheduler's device-class cache decides: for an explicit name the class
@@ -68,7 +74,7 @@ class ClassResolver:
             self.implicit[IMPLICIT_PREFIX + c.name] = c
             if c.spec.extended_resource_name is not None:
                 named.setdefault(c.spec.extended_resource_name, []).append(c)
-        self.explicit = {n: sorted(cs, key=lambda c: (-_created(c).timestamp(), c.name)) for n, cs in named.items()}
+        self.explicit = {n: _newest_first(cs) for n, cs in named.items()}
 
     def class_for(self, name: str) -> DeviceClass | None:
         found = self.explicit.get(name)

@@ -17,6 +17,7 @@ from dralloc.extended.requests import (
     new_claim,
     owner_of,
     pod_requests,
+    same_pod,
     status_mappings,
 )
 from dralloc.features import Features
@@ -162,7 +163,7 @@ class ExtendedReader:
         self._claims = claims
         self._pods = pods or (lambda: ())
         self.used = used or self._bound
-        self._owned: dict[str, ResourceClaim] | None = None
+        self._owned: dict[str, list[ResourceClaim]] | None = None
         self._use: dict[str, dict[str, int]] | None = None
         self._demands: dict[int, tuple[Pod, Demand | None]] = {}
 
@@ -216,8 +217,8 @@ class ExtendedReader:
             for c in self._claims():
                 owner = owner_of(c)
                 if owner is not None:
-                    self._owned.setdefault(owner, c)
-        return self._owned.get(pod_key(pod))
+                    self._owned.setdefault(owner, []).append(c)
+        return next((c for c in self._owned.get(pod_key(pod), []) if same_pod(c, pod)), None)
 
     def claim_for(self, pod: Pod, demand: Demand, taken: Iterable[str] = ()) -> ResourceClaim:
         """The pod's extended-resource claim: the one recorded, else a new

@@ -203,6 +203,16 @@ def owner_of(claim: ResourceClaim) -> str | None:
     return None
 
 
+def same_pod(claim: ResourceClaim, pod: Pod) -> bool:
+    """Whether the claim's controlling owner is this pod, not an earlier pod
+    of the same name: the UIDs agree where both are known (the scheduler
+    matches name and UID)."""
+    for o in claim.metadata.owner_references or []:
+        if o.kind == "Pod" and o.controller and o.name == pod.name:
+            return not (o.uid and pod.metadata.uid and o.uid != pod.metadata.uid)
+    return False
+
+
 def status_mappings(pod: Pod) -> tuple[str | None, list[Mapping]]:
     """The claim name and request mapping ``status.extendedResourceClaimStatus`` records."""
     st = pod.status.extended_resource_claim_status if pod.status else None

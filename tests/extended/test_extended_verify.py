@@ -125,3 +125,19 @@ def test_the_replay_compares_the_claim_as_recorded(tmp_path: Path) -> None:
     assert report.replayed_pods == 1
     [diff] = [f for f in report.findings if f.rule == "kubernetes-answer"]
     assert "container-0-request-0=gpu.nvidia.com/dra-1/gpu-0" in diff.message
+
+
+def test_a_claim_of_an_earlier_pod_of_the_same_name_is_not_this_pods(tmp_path: Path) -> None:
+    # the scheduler finds a pod's claim by owner name and UID: a claim left by
+    # an earlier pod "p" (uid u-1) is not the pending pod p (uid u-2)'s
+    stale = special([req()], ["gpu-0"])
+    stale["status"] = {}
+    p = gpu_pod("p", 1)
+    p["metadata"]["uid"] = "u-2"
+    report = verify(tmp_path, [p, stale])
+    [entry] = report.pending
+    assert entry["claims"] == ["default/p-extended-resources"]           # a new claim, built for it
+    assert not any("from an earlier scheduling cycle" in m for m in found(report, INFO))
+    p["metadata"]["uid"] = "u-1"
+    again = verify(tmp_path, [p, stale])
+    assert again.pending[0]["claims"] == ["default/p-extended-resources-ab12c"]
