@@ -137,3 +137,24 @@ def test_work_that_fits_now_on_dra_devices_stays_there(tmp_path: Path) -> None:
     d = room(objs(tmp_path, [*DRA, *LOW, node("dp", {GPU: "2"}), gpu_pod("big", 1, priority=100)]))
     assert d["status"] == "plan" and d["disruptions"] == 0 and d["check"] == "passed"
     assert d["placed"] == {"default/big#0": {"node": "n1", "devices": ["n1/gpu-1"]}} and "scope" not in d
+
+
+def test_a_filled_cluster_runs_pods_on_the_claims_the_scheduler_makes(tmp_path: Path) -> None:
+    from dralloc.audit import verify_state
+    from dralloc.extended import is_extended_claim
+    from dralloc.planner.makeroom.fill import fill
+    from dralloc.planner.makeroom.running import running_state
+
+    o = objs(tmp_path, [*DRA, node("n2"), gpus("n2", 2), gpu_pod("a", 2), gpu_pod("b", 1)])
+    filled = fill(o, FEATS)
+    made = sorted(c.name for c in filled.claims if is_extended_claim(c))
+    assert made == ["a-extended-resources", "b-extended-resources"]
+    pods = {p.name: p for p in filled.pods}
+    st = pods["b"].status.extended_resource_claim_status if pods["b"].status else None
+    assert st is not None and st.resource_claim_name == "b-extended-resources"
+    assert [(m.container_name, m.request_name) for m in st.request_mappings or []] == [("main", "container-0-request-0")]
+    assert not pods["b"].spec.resource_claims
+    report = verify_state(filled, FEATS)
+    assert not [f for f in report.findings if f.rule == "extended-resources" and f.level in ("error", "warning")]
+    run = running_state(filled)
+    assert run.pods["default/a"].claims == ["default/a-extended-resources"]
