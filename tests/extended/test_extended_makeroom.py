@@ -158,3 +158,23 @@ def test_a_filled_cluster_runs_pods_on_the_claims_the_scheduler_makes(tmp_path: 
     assert not [f for f in report.findings if f.rule == "extended-resources" and f.level in ("error", "warning")]
     run = running_state(filled)
     assert run.pods["default/a"].claims == ["default/a-extended-resources"]
+
+
+def test_move_mode_moves_a_pod_with_its_extended_resource_claim(tmp_path: Path) -> None:
+    o = objs(tmp_path, [*DRA, *LOW, node("n2"), gpus("n2", 1), BIG])
+    opts = Options(mode="move", time_limit=20)
+    d = answer_make_room(o, FEATS, select_work(o, pod="default/big", features=FEATS), opts).data
+    assert d["status"] == "plan" and d["proven"] and d["moves"] == {"default/low": "n2"}
+    # the work asks two GPUs by a claim; the pod it would move could go to a
+    # device-plugin node, which the model does not hold: move mode says so
+    tmpl = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "two", "namespace": "default"},
+            "spec": {"spec": {"devices": {"requests": [{"name": "gpus", "exactly": {
+                "deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": 2}}]}}}}
+    by_claim = pod("big", [container("c")], priority=100, claims=[{"name": "g", "resourceClaimTemplateName": "two"}])
+    o2 = objs(tmp_path, [*DRA, *LOW, node("dp", {GPU: "1"}), tmpl, by_claim])
+    evict = answer_make_room(o2, FEATS, select_work(o2, pod="default/big", features=FEATS), Options(time_limit=20))
+    assert evict.data["evictions"] == ["default/low"] and evict.data["proven"] and "scope" not in evict.data
+    move = answer_make_room(o2, FEATS, select_work(o2, pod="default/big", features=FEATS), opts).data
+    assert move["status"] == "not decided" and move["scope"] == "DRA devices only"
+    assert any("the pods it may move" in n for n in move["notes"])

@@ -86,9 +86,12 @@ def answer_make_room(objs: ObjectSet, features: Features, work: Work, opts: Opti
     on_plugins = place_on_plugins(objs, features, work, displaced)
     if on_plugins is not None:
         return plugin_answer(objs, work, opts.mode, on_plugins, ans.data["detail"])
-    hits = work_plugin_nodes(objs, features, [p.name for p in work.demand.pods], displaced)
+    keys = [p.name for p in work.demand.pods]
+    if opts.mode == "move":     # moved pods are placed again on DRA devices only, too
+        keys += [f"{p.metadata.namespace or 'default'}/{p.name}" for p in objs.pods if p.spec.node_name]
+    hits = work_plugin_nodes(objs, features, keys, displaced)
     if hits:
-        scoped(ans.data, hits, work.what)
+        scoped(ans.data, hits, work.what if opts.mode == "evict" else f"{work.what} or the pods it may move")
     return ans
 
 
