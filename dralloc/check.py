@@ -6,13 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dralloc.features import Features
 from dralloc.io.scenario import Scenario
 from dralloc.models import AllocationResult
 from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Outcome, Status
 
 OPTIONAL = ("adminAccess", "tolerations", "bindingConditions", "bindingFailureConditions",
-            "shareID", "consumedCapacity")
+            "shareID", "consumedCapacity", "compatibilityGroups")
 # how a pass was established
 EQUAL = "equal answer"                    # the engine's answer is the expected one
 NAMED_DEFECT = "named defect"             # first-fit differs; the replay gives the expected answer through a named defect
@@ -95,7 +96,9 @@ def run_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
     (no admission: the format describes what the allocator is given, and
     Kubernetes' allocator test table gives it objects the API server would
     refuse; docs/inputs.md)."""
-    return allocate(sc.objects, sc.node, sc.claims, allocated=sc.allocated, features=sc.features,
+    features = (Features.from_gates(sc.features, kubernetes_version=sc.kubernetes_version)
+                if sc.kubernetes_version else sc.features)
+    return allocate(sc.objects, sc.node, sc.claims, allocated=sc.allocated, features=features,
                     mode=mode, variant=sc.variant, admission=False,
                     compare=compare, compare_time_limit=compare_time_limit)
 

@@ -25,6 +25,8 @@ GATES = {
     "DRAConsumableCapacity": "consumable_capacity",
     "DRAListTypeAttributes": "list_type_attributes",
     "DRAResourceSliceMixins": None,  # handled by flattening on load, not by the allocator
+    "DRADerivedAttributes": "derived_attributes",            # 1.37 alpha, KEP-6080
+    "DRADeviceCompatibilityGroups": "compatibility_groups",  # 1.37 alpha, KEP-5963
 }
 
 
@@ -51,9 +53,18 @@ _SUPPORTED = {
     Variant.STABLE: {"admin_access", "prioritized_list", "partitionable_devices", "device_taints"},
     Variant.INCUBATING: {"admin_access", "prioritized_list", "partitionable_devices", "device_taints",
                          "binding_conditions", "consumable_capacity"},
+    # 1.37's alphas (derived attributes, compatibility groups) live in the
+    # experimental allocator, as every new allocator feature does first.
     Variant.EXPERIMENTAL: {"admin_access", "prioritized_list", "partitionable_devices", "device_taints",
-                           "binding_conditions", "consumable_capacity", "list_type_attributes"},
+                           "binding_conditions", "consumable_capacity", "list_type_attributes",
+                           "derived_attributes", "compatibility_groups"},
 }
+
+# Allocator code that changed between releases without a gate of its own: a
+# defect -> the first release whose allocator no longer has it. KEP-5491's
+# second alpha (1.37) restores a matchAttribute's list intersection when the
+# search backtracks (kubernetes/kubernetes#140300, fixed by #140325).
+FIXED_IN = {"match-attribute-stale-intersection": (1, 37)}
 
 
 @dataclass(frozen=True)
@@ -65,9 +76,13 @@ class Features:
     binding_conditions: bool = False
     consumable_capacity: bool = False
     list_type_attributes: bool = False
+    derived_attributes: bool = False
+    compatibility_groups: bool = False
+    # the Kubernetes release whose allocator code answers (what FIXED_IN reads)
+    kubernetes_version: str = KUBERNETES_RELEASE
 
     @classmethod
-    def from_gates(cls, names: Iterable[str]) -> Features:
+    def from_gates(cls, names: Iterable[str], kubernetes_version: str = KUBERNETES_RELEASE) -> Features:
         flags: dict[str, bool] = {}
         for n in names:
             if n not in GATES:
@@ -75,7 +90,7 @@ class Features:
             flag = GATES[n]
             if flag:
                 flags[flag] = True
-        return cls(**flags)
+        return cls(**flags, kubernetes_version=kubernetes_version)  # type: ignore[arg-type]
 
     @classmethod
     def default(cls) -> Features:
@@ -94,10 +109,18 @@ class Features:
 
     @classmethod
     def all(cls) -> Features:
-        return cls(True, True, True, True, True, True, True)
+        return cls(True, True, True, True, True, True, True, True, True)
 
     def enabled(self) -> set[str]:
-        return {k for k, v in self.__dict__.items() if v}
+        return {k for k, v in self.__dict__.items() if v is True}
+
+    def has_defect(self, defect: str) -> bool:
+        """Whether this release's allocator still has ``defect`` (FIXED_IN)."""
+        fixed = FIXED_IN.get(defect)
+        if fixed is None:
+            return True
+        major, _, minor = self.kubernetes_version.partition(".")
+        return (int(major), int(minor)) < fixed
 
     def gates(self) -> list[str]:
         return sorted(g for g, f in GATES.items() if f and getattr(self, f))

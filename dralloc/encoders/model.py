@@ -10,14 +10,14 @@ Variables (readable names):
   option's device literals sum to the count, each device at most once.
 
 Constraint families live in one module each (``choice``, ``devices``,
-``counters``, ``attributes``). Every family can be guarded by an assumption
+``counters``, ``attributes``, ``compat``). Every family can be guarded by an assumption
 literal so ``explain`` can ask which families conflict."""
 
 from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from dralloc.encoders import attributes, choice, counters, devices
+from dralloc.encoders import attributes, choice, compat, counters, devices
 from dralloc.encoders.base import Encoding, Option, OptKey
 from dralloc.inventory.problem import Problem
 
@@ -32,4 +32,5 @@ def encode(problem: Problem, optional_claims: bool = False, use_assumptions: boo
     devices.add_device_sharing(enc)
     counters.add_counters(enc)
     attributes.add_attribute_constraints(enc)
+    compat.add_compatibility_groups(enc)
     return enc

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,9 @@ FEATURE_NAMES = frozenset({
     "DRAAdminAccess", "DRAConsumableCapacity", "DRADeviceBindingConditions", "DRADeviceTaints",
     "DRAListTypeAttributes", "DRAPartitionableDevices", "DRAPrioritizedList",
     "DRAResourceSliceMixins", "DRAResourceClaimDeviceStatus",
+    "DRADerivedAttributes", "DRADeviceCompatibilityGroups",
 })
+RELEASE = re.compile(r"1\.[0-9]{2}")
 VARIANTS = ("stable", "incubating", "experimental")
 
 
@@ -39,6 +42,7 @@ class Scenario:
     skip_reason: str = ""
     variant: str | None = None
     features: frozenset[str] = frozenset()
+    kubernetes_version: str | None = None  # the release whose allocator code answers (default: dralloc's)
     node: Node | None = None
     objects: ObjectSet = field(default_factory=ObjectSet)
     allocated: list[ResourceClaim] = field(default_factory=list)
@@ -84,9 +88,13 @@ def parse_scenario(doc: Any, where: str) -> Scenario:
         raise InputError(f"variant must be one of {VARIANTS}", source=where, field="variant")
     if variant is not None:
         _check_variant(Variant(variant), Features.from_gates(features), where)
+    version = doc.get("kubernetes_version")
+    if version is not None and not (isinstance(version, str) and RELEASE.fullmatch(version)):
+        raise InputError("kubernetes_version must be a release such as \"1.37\" (a string)", source=where,
+                         field="kubernetes_version")
     sc = Scenario(name=name, path=where, description=str(doc.get("description") or ""),
                   source=str(doc.get("source") or ""), skip_reason=str(doc.get("skip_reason") or ""),
-                  variant=variant, features=frozenset(features))
+                  variant=variant, features=frozenset(features), kubernetes_version=version)
     node = doc.get("node")
     if node is not None:
         if not isinstance(node, dict) or not isinstance(node.get("name", ""), str):
@@ -108,7 +116,7 @@ def parse_scenario(doc: Any, where: str) -> Scenario:
             target.append(obj)
     sc.expect = _expect(doc.get("expect"), where)
     sc.extra = {k: v for k, v in doc.items() if k not in {
-        "name", "description", "source", "skip_reason", "variant", "features", "node",
+        "name", "description", "source", "skip_reason", "variant", "features", "kubernetes_version", "node",
         "objects", "allocated", "claims", "expect"}}
     return sc
 
