@@ -110,7 +110,7 @@ def _groups(r: Res, device: Device, features: Features) -> list[Problem]:
         return []
     why = "the device's groups per counter set" if features.compatibility_groups else \
         "none (DRADeviceCompatibilityGroups off)"
-    return [("compatibility-groups", "compatibilityGroups", f"compatibilityGroups is {got or {}}, Kubernetes "
+    return [("compatibility-groups-record", "compatibilityGroups", f"compatibilityGroups is {got or {}}, Kubernetes "
              f"records {why}: {want or {}}")]
 
 

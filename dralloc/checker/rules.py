@@ -121,7 +121,7 @@ def _device_findings(ctx: ClaimContext, r: Res, j: int, pd: PoolDevice, spec: Re
         why = f"cannot be evaluated: {e}"
     if why is not None:
         rule = ("binding-conditions" if "binding conditions" in why
-                else "compatibility-groups" if "compatibility groups" in why
+                else "compatibility-groups-gate" if "compatibility groups" in why
                 else "device-on-node" if "not available on node" in why else "selector")
         out.append(error(rule, ctx.key, f"device {lab} (request {r.request}) {why}",
                          (lab, f"DeviceClass {spec.device_class_name}"), (fp,)))

@@ -213,7 +213,10 @@ class _ConstraintView:
         return spec.base in self.requests or (bool(spec.sub) and spec.name in self.requests)
 
     def _key(self, pd: PoolDevice, o: _Option) -> Key | str:
-        derived = self.problem.selectable.derived(pd, o.spec) if o.spec.derived else None
+        try:
+            derived = self.problem.selectable.derived(pd, o.spec) if o.spec.derived else None
+        except AllocationError:  # an order-dependent error, already a trigger of its own
+            return MISSING
         attr = constraint_attribute(pd.device, pd.pool.driver, self.name, derived)
         if attr is None:
             return MISSING
