@@ -10,7 +10,17 @@ import random
 from typing import Any
 
 from corrupt_attrs import _distinct, _fresh, _held, _matches, _set_mode
-from corrupt_base import Base, Doc, all_results, device_doc, key_of, plain_pool, request_spec, results, target_claims
+from corrupt_base import (
+    Base,
+    Doc,
+    all_results,
+    device_doc,
+    key_of,
+    plain_pool,
+    request_spec,
+    results,
+    target_claims,
+)
 from corrupt_results import Corruption
 
 from dralloc.cel import CELCompileError, CELRuntimeError, DeviceView, compile_derived
