@@ -21,7 +21,18 @@ from dralloc.encoders import attributes, choice, compat, counters, devices
 from dralloc.encoders.base import Encoding, Option, OptKey
 from dralloc.inventory.problem import Problem
 
-__all__ = ["Encoding", "OptKey", "Option", "encode"]
+__all__ = ["Encoding", "OptKey", "Option", "add_rules", "encode"]
+
+
+def add_rules(enc: Encoding) -> None:
+    """Every family over the choices: devices held once, counters,
+    matchAttribute / distinctAttribute, compatibility groups. Callers that
+    build their own :class:`Encoding` (the planner's per-node models, the
+    audit's joint placement) call it after ``choice.add_choices``."""
+    devices.add_device_sharing(enc)
+    counters.add_counters(enc)
+    attributes.add_attribute_constraints(enc)
+    compat.add_compatibility_groups(enc)
 
 
 def encode(problem: Problem, optional_claims: bool = False, use_assumptions: bool = False) -> Encoding:
@@ -29,8 +40,5 @@ def encode(problem: Problem, optional_claims: bool = False, use_assumptions: boo
     enc = Encoding(problem, cp_model.CpModel(), use_assumptions=use_assumptions,
                    optional_claims=optional_claims)
     choice.add_choices(enc)
-    devices.add_device_sharing(enc)
-    counters.add_counters(enc)
-    attributes.add_attribute_constraints(enc)
-    compat.add_compatibility_groups(enc)
+    add_rules(enc)
     return enc

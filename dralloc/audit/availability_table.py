@@ -1,0 +1,97 @@
+"""``dralloc availability``'s tables: the pools (what a
+ResourcePoolStatusRequest reports), their partition and shareable summaries,
+and how many more of each shape fit on each node."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from dralloc.audit.headroom import NONE, PROVEN
+
+if TYPE_CHECKING:
+    from dralloc.audit.availability import Report
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    allrows = [header, *rows]
+    widths = [max(len(r[i]) for r in allrows) for i in range(len(header))]
+    return "\n".join("   ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in allrows)
+
+
+def _count(p: dict[str, Any], key: str) -> str:
+    return str(p[key]) if key in p else "-"
+
+
+def _pools(rep: Report) -> list[str]:
+    rows = []
+    for _, status in rep.requests:
+        for p in status.get("pools", []):
+            rows.append([p["driver"], p["poolName"], p.get("nodeName", "-"), str(p["generation"]),
+                         _count(p, "resourceSliceCount"), _count(p, "totalDevices"), _count(p, "allocatedDevices"),
+                         _count(p, "availableDevices"), _count(p, "unavailableDevices"), p.get("validationError", "")])
+    out = ["POOLS (ResourcePoolStatusRequest status, resource.k8s.io/v1alpha3)"]
+    if not rows:
+        return [*out, "no pools"]
+    out.append(_table(["DRIVER", "POOL", "NODE", "GENERATION", "SLICES", "DEVICES", "ALLOCATED", "AVAILABLE",
+                       "UNAVAILABLE", "VALIDATION ERROR"], rows))
+    shown = sum(len(s.get("pools", [])) for _, s in rep.requests)
+    matched = sum(s["poolCount"] for _, s in rep.requests)
+    if shown < matched:
+        out.append(f"{matched - shown} more pool(s) match; raise --limit to see them")
+    return out
+
+
+def _partitions(rep: Report) -> list[str]:
+    rows = [[p["driver"], p["poolName"], e["attribute"], e["type"], str(e["total"]), str(e["allocatable"])]
+            for _, s in rep.requests for p in s.get("pools", []) for e in p.get("partitionSummary", [])]
+    if not rows:
+        return []
+    return ["", "PARTITIONS (partitionSummary: each type on its own, the controller's greedy count)",
+            _table(["DRIVER", "POOL", "ATTRIBUTE", "TYPE", "TOTAL", "ALLOCATABLE"], rows)]
+
+
+def _shareable(rep: Report) -> list[str]:
+    rows = []
+    for _, s in rep.requests:
+        for p in s.get("pools", []):
+            sh = p.get("shareableSummary")
+            if sh is None:
+                continue
+            caps = sh.get("capacity") or [{"name": "-", "total": "-", "consumed": "-", "available": "-"}]
+            for c in caps:
+                rows.append([p["driver"], p["poolName"], str(sh["fullyAvailableDevices"]),
+                             str(sh["partiallyAvailableDevices"]), c["name"], c["total"], c["consumed"],
+                             c["available"]])
+    if not rows:
+        return []
+    return ["", "SHAREABLE (shareableSummary: devices that allow multiple allocations)",
+            _table(["DRIVER", "POOL", "UNUSED", "PARTLY USED", "CAPACITY", "TOTAL", "CONSUMED", "AVAILABLE"], rows)]
+
+
+def _headroom(rep: Report, wide: bool) -> list[str]:
+    if not rep.shapes:
+        return []
+    rows = []
+    for f in rep.fits:
+        if f.status == NONE:
+            continue
+        more, how = (f.text(), "proven") if f.status == PROVEN else ("?", f.text())
+        row = [f.node, ",".join(f.pools) or "-", f.shape, more, how]
+        if wide:
+            row.insert(4, "-" if f.bound is None else str(f.bound))
+        rows.append(row)
+    out = ["", f"MORE THAT FIT (exact, every counter, partition and constraint together; CP-SAT, "
+           f"{rep.time_limit:g} s per node and shape)"]
+    if not rows:
+        return [*out, "no node offers a device of any shape"]
+    header = ["NODE", "POOLS", "SHAPE", "MORE", "HOW"]
+    if wide:
+        header.insert(4, "BOUND")
+    out.append(_table(header, rows))
+    if wide:
+        out += ["", "SHAPES", _table(["SHAPE", "WHAT"], [[s.name, s.source] for s in rep.shapes])]
+    return out
+
+
+def render_table(rep: Report, wide: bool) -> str:
+    return "\n".join(_pools(rep) + _partitions(rep) + _shareable(rep) + _headroom(rep, wide))
