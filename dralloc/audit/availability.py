@@ -7,18 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from dralloc.audit.headroom import NONE, Fit, Shape, headroom
-from dralloc.audit.poolstatus import StatusRequest, Usage, pool_status, requests_for, status_object
+from dralloc.audit.availability_report import Report
+from dralloc.audit.headroom import Fit, Shape, headroom
+from dralloc.audit.poolstatus import Usage, pool_status, requests_for
 from dralloc.audit.shapes import default_shapes, given_shapes
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ObjectMeta
 from dralloc.solver.limits import limit_or_default
-
-HEADROOM_API = "dralloc.io/v1alpha1"
 
 
 @dataclass
@@ -32,44 +30,6 @@ class Availability:
     nodes: list[str] = field(default_factory=list)
     headroom: bool = True
     time_limit: float | None = None
-
-
-@dataclass
-class Report:
-    requests: list[tuple[StatusRequest, dict[str, Any]]]
-    shapes: list[Shape]
-    fits: list[Fit]
-    time_limit: float
-
-    def objects(self) -> list[dict[str, Any]]:
-        docs = [status_object(req, status) for req, status in self.requests]
-        if self.shapes:
-            docs.append(self.headroom_object())
-        return docs
-
-    def headroom_object(self) -> dict[str, Any]:
-        nodes: dict[str, list[dict[str, Any]]] = {}
-        for f in self.fits:
-            if f.status == NONE:
-                continue
-            entry: dict[str, Any] = {"name": f.shape, "pools": f.pools, "fits": f.fits, "status": f.status}
-            if f.bound is not None and f.bound != f.fits:
-                entry["bound"] = f.bound
-            if f.capped:
-                entry["capped"] = True
-            if f.note:
-                entry["note"] = f.note
-            nodes.setdefault(f.node, []).append(entry)
-        return {"apiVersion": HEADROOM_API, "kind": "PoolHeadroom", "metadata": {"name": "dralloc-headroom"},
-                "spec": {"timeLimitSeconds": self.time_limit,
-                         "shapes": [{"name": s.name, "source": s.source, "claim": {"spec": s.claim.spec.dump()}}
-                                    for s in self.shapes]},
-                "status": {"nodes": [{"nodeName": n, "shapes": e} for n, e in nodes.items()]}}
-
-    def table(self, wide: bool = False) -> str:
-        from dralloc.audit.availability_table import render_table
-
-        return render_table(self, wide)
 
 
 def _nodes(objs: ObjectSet, names: Sequence[str]) -> list[Node]:

@@ -1,15 +1,55 @@
-"""``dralloc availability``'s tables: the pools (what a
-ResourcePoolStatusRequest reports), their partition and shareable summaries,
-and how many more of each shape fit on each node."""
+"""``dralloc availability``'s answer: the ResourcePoolStatusRequest objects
+and the PoolHeadroom object (``-o yaml|json``), and the tables: the pools
+(what a ResourcePoolStatusRequest reports), their partition and shareable
+summaries, and how many more of each shape fit on each node."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
-from dralloc.audit.headroom import NONE, PROVEN
+from dralloc.audit.headroom import NONE, PROVEN, Fit, Shape
+from dralloc.audit.poolstatus import StatusRequest, status_object
 
-if TYPE_CHECKING:
-    from dralloc.audit.availability import Report
+HEADROOM_API = "dralloc.io/v1alpha1"
+
+
+@dataclass
+class Report:
+    requests: list[tuple[StatusRequest, dict[str, Any]]]
+    shapes: list[Shape]
+    fits: list[Fit]
+    time_limit: float
+
+    def objects(self) -> list[dict[str, Any]]:
+        docs = [status_object(req, status) for req, status in self.requests]
+        if self.shapes:
+            docs.append(self.headroom_object())
+        return docs
+
+    def headroom_object(self) -> dict[str, Any]:
+        nodes: dict[str, list[dict[str, Any]]] = {}
+        for f in self.fits:
+            if f.status == NONE:
+                continue
+            entry: dict[str, Any] = {"name": f.shape, "pools": f.pools, "fits": f.fits, "status": f.status}
+            if f.bound is not None and f.bound != f.fits:
+                entry["bound"] = f.bound
+            if f.capped:
+                entry["capped"] = True
+            if f.note:
+                entry["note"] = f.note
+            nodes.setdefault(f.node, []).append(entry)
+        return {"apiVersion": HEADROOM_API, "kind": "PoolHeadroom", "metadata": {"name": "dralloc-headroom"},
+                "spec": {"timeLimitSeconds": self.time_limit,
+                         "shapes": [{"name": s.name, "source": s.source, "claim": {"spec": s.claim.spec.dump()}}
+                                    for s in self.shapes]},
+                "status": {"nodes": [{"nodeName": n, "shapes": e} for n, e in nodes.items()]}}
+
+    def table(self, wide: bool = False) -> str:
+        return "\n".join(_pools(self) + _partitions(self) + _shareable(self) + _headroom(self, wide))
+
+
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -91,7 +131,3 @@ def _headroom(rep: Report, wide: bool) -> list[str]:
     if wide:
         out += ["", "SHAPES", _table(["SHAPE", "WHAT"], [[s.name, s.source] for s in rep.shapes])]
     return out
-
-
-def render_table(rep: Report, wide: bool) -> str:
-    return "\n".join(_pools(rep) + _partitions(rep) + _shareable(rep) + _headroom(rep, wide))
