@@ -23,19 +23,23 @@ allocator refuses the claim there: an error of Kubernetes' own)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ortools.sat.python import cp_model
 
+from dralloc.cel import CELCompileError, DeviceView, compile_derived, compile_selector
 from dralloc.encoders import choice
 from dralloc.encoders.linear import NeedsReplay
 from dralloc.encoders.model import Encoding, add_rules
 from dralloc.errors import AllocationError
 from dralloc.features import Features
+from dralloc.inventory.pools import gather_pools
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet
-from dralloc.models import Node, ObjectMeta, ResourceClaim
+from dralloc.models import Device, Node, ObjectMeta, ResourceClaim
 from dralloc.solver.cancel import solve
 from dralloc.solver.limits import limit_or_default, stopped
 
@@ -180,18 +184,105 @@ def _solve(enc: Encoding, counted: bool, fit: Fit, time_limit: float | None) -> 
     return fit
 
 
+def _reads(objs: ObjectSet, shapes: Sequence[Shape]) -> set[str] | None:
+    """The attributes (``domain/id``) any selector, derived attribute or
+    constraint of the classes and shapes reads; None: possibly any."""
+    exprs: list[tuple[str, bool]] = [(sel.cel.expression, False) for c in objs.classes
+                                     for sel in c.spec.selectors or [] if sel.cel]
+    out: set[str] = set()
+    for shape in shapes:
+        dc = shape.claim.spec.devices
+        for r in dc.requests or []:
+            for body in ([r.exactly] if r.exactly else []) + list(r.first_available or []):
+                exprs += [(sel.cel.expression, False) for sel in body.selectors or [] if sel.cel]
+                exprs += [(d.expression, True) for d in body.derived_attributes or []]
+        out.update(c.match_attribute or c.distinct_attribute or "" for c in dc.constraints or [])
+    for expr, derived in exprs:
+        try:
+            paths = (compile_derived if derived else compile_selector)(expr).paths
+        except CELCompileError:
+            return None
+        if ("*",) in paths:
+            return None
+        out.update(f"{p[1]}/{p[2]}" for p in paths if p[0] == "attributes")
+    return out
+
+
+def _device_key(driver: str, d: Device, reads: set[str] | None) -> Any:
+    """A device as the questions see it: every field but the attributes no
+    expression reads (kept: whether an attribute would fail to convert, which
+    fails every selector on the device)."""
+    data = d.dump()
+    if reads is not None:
+        attrs = data.get("attributes") or {}
+        data["attributes"] = {k: v for k, v in attrs.items() if (k if "/" in k else f"{driver}/{k}") in reads}
+        data["attributeError"] = DeviceView.from_device(driver, d).attribute_error()
+    return data
+
+
+def _fingerprint(objs: ObjectSet, node: Node, features: Features, held: dict[tuple[str, str], list[Any]],
+                 reads: set[str] | None) -> tuple[str, list[str]]:
+    """What the node's questions depend on, names of its node and pools
+    aside: its pools' slices (their devices without the attributes nothing
+    reads), what is allocated in them, the node's labels (those naming the
+    node left out). Nodes with one fingerprint get one answer; also the
+    node's pools (driver/pool), in search order."""
+    try:
+        pools = gather_pools(objs.slices, node, features, features.variant())
+    except AllocationError as e:
+        return f"error:{e}", []
+    parts: list[Any] = [sorted((k, v) for k, v in (node.metadata.labels or {}).items() if v != node.name)]
+    for pool in pools:
+        slices = []
+        for sl in pool.slices + pool.counter_slices + pool.nontargeting:
+            spec = sl.spec.model_copy(update={"pool": sl.spec.pool.model_copy(update={"name": ""}), "node_name": None,
+                                              "devices": None}).dump()
+            spec["devices"] = [_device_key(pool.driver, d, reads) for d in sl.spec.devices or []]
+            slices.append(spec)
+        parts.append([pool.driver, pool.incomplete, pool.invalid, slices, held.get(pool.id, [])])
+    return json.dumps(parts, sort_keys=True, default=str), [f"{p.driver}/{p.name}" for p in pools]
+
+
+def _held(objs: ObjectSet) -> dict[tuple[str, str], list[Any]]:
+    out: dict[tuple[str, str], list[Any]] = {}
+    for c in objs.claims:
+        alloc = c.status.allocation if c.status else None
+        for r in (alloc.devices.results or []) if alloc and alloc.devices else []:
+            out.setdefault((r.driver, r.pool), []).append(r.model_copy(update={"pool": "", "request": "", "share_id": None}).dump())
+    return {k: sorted(v, key=lambda d: json.dumps(d, sort_keys=True)) for k, v in out.items()}
+
+
+def _renamed(f: Fit, node: str, pools: dict[str, str]) -> Fit:
+    return replace(f, node=node, pools=sorted(pools.get(p, p) for p in f.pools))
+
+
 def headroom(objs: ObjectSet, shapes: Sequence[Shape], nodes: Sequence[Node], features: Features,
              time_limit: float | None = None, progress: Callable[[int, int], None] | None = None) -> list[Fit]:
     """Every (node, shape): how many more copies fit. ``time_limit`` is per
-    model (one per node and shape)."""
-    out = []
+    model (one per distinct node and shape: nodes that differ only in their
+    names share their answers)."""
+    out: list[Fit] = []
     total = len(nodes) * len(shapes)
     done = 0
+    held = _held(objs)
+    reads = _reads(objs, shapes)
+    seen: dict[str, tuple[list[Fit], list[str]]] = {}
     for node in nodes:
-        where = _Node(objs, node, features)
-        for shape in shapes:
-            out.append(max_copies(where, shape, time_limit))
-            done += 1
-            if progress is not None:
-                progress(done, total)
+        key, pools = _fingerprint(objs, node, features, held, reads)
+        if key in seen:
+            fits, rep_pools = seen[key]
+            out.extend(_renamed(f, node.name, dict(zip(rep_pools, pools, strict=True))) for f in fits)
+            done += len(shapes)
+        else:
+            where = _Node(objs, node, features)
+            fits = []
+            for shape in shapes:
+                fits.append(max_copies(where, shape, time_limit))
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            seen[key] = (fits, pools)
+            out.extend(fits)
+        if progress is not None:
+            progress(done, total)
     return out
