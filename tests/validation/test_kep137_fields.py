@@ -82,3 +82,16 @@ def test_recorded_compatibility_groups_name_counter_sets() -> None:
     got = errors(c)
     assert [f for r, f in got if "compatibilityGroups" in f] == [
         "status.allocation.devices.results[0].compatibilityGroups[Not_A_Label]"]
+
+
+@pytest.mark.parametrize("value", [{"string": "é" * 33}, {"strings": ["ok", "é" * 33]}])
+def test_string_attributes_are_limited_in_bytes(value: dict[str, Any]) -> None:
+    """Go's len counts UTF-8 bytes: 33 two-byte characters are 66 bytes, over
+    the limit of 64 (list elements: 1.37's eachVal maxBytes=64)."""
+    from tests.validation.test_rules import slice_
+
+    s = slice_()
+    s["spec"]["devices"][0]["attributes"]["model"] = value
+    assert any(r == "device.attribute.string" for r, _ in errors(s))
+    s["spec"]["devices"][0]["attributes"]["model"] = {"string": "é" * 32}
+    assert not any(r == "device.attribute.string" for r, _ in errors(s))
