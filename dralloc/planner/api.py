@@ -9,6 +9,7 @@ from typing import Any
 
 from dralloc.errors import InputError
 from dralloc.features import DEFAULT_GATES, Features
+from dralloc.inventory.compat import declares_groups
 from dralloc.io import ObjectSet, load
 from dralloc.models import Node
 from dralloc.planner.answer import Answer
@@ -81,7 +82,8 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     general = pods_demand(objs)
     if not general.pods:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
-    if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1):
+    if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1) \
+            or _groups_matter(objs, feats):
         return _ask_general(question, objs, general, opts, template_objs)
     demand = demand_from(objs)
     if not demand.workloads:
@@ -97,6 +99,14 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     ans = _ask(question, cluster, opts, keep)
     ans.cluster = cluster
     return ans
+
+
+def _groups_matter(objs: ObjectSet, features: Features) -> bool:
+    """Compatibility groups (DRADeviceCompatibilityGroups) decide which
+    partitions go together: the pattern model's layouts do not know them, the
+    allocator's encoding (the general models) does."""
+    return features.compatibility_groups and any(
+        declares_groups(d) for s in objs.slices for d in s.spec.devices or [])
 
 
 def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Options,
