@@ -39,6 +39,10 @@ class Report:
                 entry["capped"] = True
             if f.note:
                 entry["note"] = f.note
+            if f.kubernetes is not None:
+                entry["kubernetes"] = f.kubernetes
+                if f.kubernetes_note:
+                    entry["kubernetesNote"] = f.kubernetes_note
             nodes.setdefault(f.node, []).append(entry)
         return {"apiVersion": HEADROOM_API, "kind": "PoolHeadroom", "metadata": {"name": "dralloc-headroom"},
                 "spec": {"timeLimitSeconds": self.time_limit,
@@ -116,15 +120,18 @@ def _headroom(rep: Report, wide: bool) -> list[str]:
         if f.status == NONE:
             continue
         more, how = (f.text(), "proven") if f.status == PROVEN else ("?", f.text())
-        row = [f.node, ",".join(f.pools) or "-", f.shape, more, how]
+        k8s = "-" if f.kubernetes is None else str(f.kubernetes)
+        if f.kubernetes_note:
+            how += f"; Kubernetes: {f.kubernetes_note}"
+        row = [f.node, ",".join(f.pools) or "-", f.shape, more, k8s, how]
         if wide:
             row.insert(4, "-" if f.bound is None else str(f.bound))
         rows.append(row)
     out = ["", f"MORE THAT FIT (exact, every counter, partition and constraint together; CP-SAT, "
-           f"{rep.time_limit:g} s per node and shape)"]
+           f"{rep.time_limit:g} s per node and shape; KUBERNETES: its allocator, one claim after another)"]
     if not rows:
         return [*out, "no node offers a device of any shape"]
-    header = ["NODE", "POOLS", "SHAPE", "MORE", "HOW"]
+    header = ["NODE", "POOLS", "SHAPE", "MORE", "KUBERNETES", "HOW"]
     if wide:
         header.insert(4, "BOUND")
     out.append(_table(header, rows))

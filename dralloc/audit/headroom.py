@@ -39,7 +39,7 @@ from dralloc.features import Features
 from dralloc.inventory.pools import gather_pools
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet
-from dralloc.models import Device, Node, ObjectMeta, ResourceClaim
+from dralloc.models import Device, Node, ObjectMeta, ResourceClaim, ResourceClaimStatus
 from dralloc.solver.cancel import solve
 from dralloc.solver.limits import limit_or_default, stopped
 
@@ -69,6 +69,11 @@ class Fit:
     pools: list[str] = field(default_factory=list)   # driver/pool of the devices the shape can use here
     note: str = ""
     capped: bool = False          # the copies modelled were cut at MAX_COPIES
+    # Kubernetes' way: copies its allocator places one claim after another
+    # (replay); None when not asked. ``kubernetes_note``: where it stopped short
+    # of an answer (its time limit) or why it stopped (a defect it reproduces).
+    kubernetes: int | None = None
+    kubernetes_note: str = ""
 
     @property
     def decided(self) -> bool:
@@ -128,6 +133,7 @@ class _Node:
         self.classes = objs.classes
         self.allocated = [c for c in objs.claims if c.status and c.status.allocation]
         self.features = features
+        self.inputs = ObjectSet.of([*objs.slices, *objs.classes, node])
 
     def problem(self, claims: list[ResourceClaim]) -> Problem:
         return build_problem(self.slices, self.classes, self.node, claims, self.allocated, self.features)
@@ -154,6 +160,37 @@ def max_copies(where: _Node, shape: Shape, time_limit: float | None = None) -> F
         return Fit(name, shape.name, 0, 0, REFUSED, pools, note=str(e))
     return _solve(enc, counted, Fit(name, shape.name, 0, None, STOPPED, pools, capped=bound == MAX_COPIES),
                   time_limit)
+
+
+def kubernetes_copies(where: _Node, shape: Shape, fit: Fit, time_limit: float | None = None) -> Fit:
+    """How many copies Kubernetes' allocator places one claim after another
+    (its own search, replayed; each answer held for the next), up to one more
+    than the rules allow (a defect that lets a device through could go past
+    them) and :data:`MAX_COPIES`."""
+    from dralloc.defects import EVENT_DEFECT, describe
+    from dralloc.solver.api import allocate
+    from dralloc.solver.outcome import Status
+
+    held = list(where.allocated)
+    most = MAX_COPIES if fit.bound is None else min(MAX_COPIES, fit.bound + 1)
+    fit.kubernetes = 0
+    while fit.kubernetes < most:
+        claim = copy_of(shape.claim, fit.kubernetes)
+        out = allocate(where.inputs, where.node, [claim], allocated=held, features=where.features, mode="replay",
+                       time_limit=time_limit, verify=False, admission=False)
+        if out.status is Status.ALLOCATED and out.allocations:
+            alloc = out.allocations[0]
+            held.append(claim.model_copy(update={"status": ResourceClaimStatus(allocation=alloc)}))
+            fit.kubernetes += 1
+            continue
+        if out.status is Status.ERROR:
+            fit.kubernetes_note = out.error or "the allocator stopped"
+        elif fit.kubernetes < fit.fits:
+            named = sorted({EVENT_DEFECT[n] for n in out.notes if n in EVENT_DEFECT})
+            fit.kubernetes_note = (f"its search refuses copy {fit.kubernetes + 1}, which the rules allow: "
+                                   + ("; ".join(describe(d) for d in named) or "a defect it reproduces"))
+        break
+    return fit
 
 
 def _solve(enc: Encoding, counted: bool, fit: Fit, time_limit: float | None) -> Fit:
@@ -257,10 +294,12 @@ def _renamed(f: Fit, node: str, pools: dict[str, str]) -> Fit:
 
 
 def headroom(objs: ObjectSet, shapes: Sequence[Shape], nodes: Sequence[Node], features: Features,
-             time_limit: float | None = None, progress: Callable[[int, int], None] | None = None) -> list[Fit]:
-    """Every (node, shape): how many more copies fit. ``time_limit`` is per
-    model (one per distinct node and shape: nodes that differ only in their
-    names share their answers)."""
+             time_limit: float | None = None, progress: Callable[[int, int], None] | None = None,
+             kubernetes: bool = True) -> list[Fit]:
+    """Every (node, shape): how many more copies fit, and (``kubernetes``)
+    how many Kubernetes places one claim after another. ``time_limit`` is per
+    model and per replayed claim (one per distinct node and shape: nodes that
+    differ only in their names share their answers)."""
     out: list[Fit] = []
     total = len(nodes) * len(shapes)
     done = 0
@@ -277,7 +316,10 @@ def headroom(objs: ObjectSet, shapes: Sequence[Shape], nodes: Sequence[Node], fe
             where = _Node(objs, node, features)
             fits = []
             for shape in shapes:
-                fits.append(max_copies(where, shape, time_limit))
+                fit = max_copies(where, shape, time_limit)
+                if kubernetes and fit.status in (PROVEN, STOPPED):
+                    kubernetes_copies(where, shape, fit, time_limit)
+                fits.append(fit)
                 done += 1
                 if progress is not None:
                     progress(done, total)

@@ -74,7 +74,7 @@ def test_per_profile_headroom_agrees_with_plan_fit(node: tuple[Path, Path], caps
     seen = 0
     for profile in PROFILES:
         got = shapes[f"mig.nvidia.com/{profile}"]
-        assert got["status"] == "proven"
+        assert got["status"] == "proven" and got["kubernetes"] == got["fits"]
         demand = tmp_path / f"{profile}.yaml"
         demand.write_text(yaml.safe_dump_all(_demand(profile, got["fits"] + 3)))
         assert main(["plan", "fit", str(cluster), str(held), str(demand), "-o", "json"]) == 0
@@ -107,3 +107,40 @@ def test_a_search_stopped_by_its_time_limit_says_not_decided(node: tuple[Path, P
     assert rep.fits and all(f.status == STOPPED and not f.decided for f in rep.fits)
     assert all(f.text().startswith("not decided") for f in rep.fits)
     assert "not decided" in rep.table()
+
+
+def _pair_template() -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "pair", "namespace": "default"},
+            "spec": {"spec": {"devices": {
+                "requests": [{"name": "dev", "exactly": {
+                    "deviceClassName": "mig.nvidia.com", "count": 2,
+                    "selectors": [{"cel": {"expression": 'device.attributes["gpu.nvidia.com"].profile == "1g.10gb"'}}]}}],
+                "constraints": [{"matchAttribute": "gpu.nvidia.com/parentUUID"}]}}}}
+
+
+def test_a_given_shape_with_a_constraint_agrees_with_plan_fit(node: tuple[Path, Path], tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Two 1g.10gb partitions of one GPU (matchAttribute on the parent GPU),
+    counted as copies of the claim. The rules admit 3 more (gpu-0 has room for
+    one pair, gpu-1 for two), which is plan fit's bound; Kubernetes' own search
+    places one and refuses the next through its counter leak (T-11: a
+    partition of the other GPU refused by the constraint after its counters
+    were added), which is plan fit's first-fit -- and its optimum, since the
+    planner keeps only what the allocator realises."""
+    cluster, held = node
+    shape = tmp_path / "pair.yaml"
+    shape.write_text(yaml.safe_dump(_pair_template()))
+    _, head = _headroom(capsys, str(cluster), str(held), "--shape", str(shape))
+    (got,) = [s for n in head["status"]["nodes"] for s in n["shapes"]]
+    assert got["name"] == "pair" and got["status"] == "proven" and got["fits"] > 0
+    demand = tmp_path / "demand.yaml"
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "annotations": {
+        "planner.dralloc.dev/replicas": str(got["fits"] + 2)}},
+        "spec": {"containers": [{"name": "c"}], "resourceClaims": [{"name": "dev", "resourceClaimTemplateName": "pair"}]}}
+    demand.write_text(yaml.safe_dump_all([_pair_template(), pod]))
+    assert main(["plan", "fit", str(cluster), str(held), str(demand), "-o", "json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert (got["fits"], got["kubernetes"]) == (3, 1)
+    assert planned["optimal"]["bound"] == got["fits"] and planned["firstFit"]["pods"] == got["kubernetes"]
+    assert "counter-leak-on-late-refusal" in got["kubernetesNote"]
