@@ -104,7 +104,8 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
     objs.extend(sc.objects)
     for c in [*sc.allocated, *sc.claims]:
         objs.add(c)
-    features = parse_features(args.features) if args.features else Features.from_gates(sc.features)
+    features = parse_features(args.features) if args.features else Features.from_gates(
+        sc.features, **({"kubernetes_version": sc.kubernetes_version} if sc.kubernetes_version else {}))
     node = sc.node or Node(metadata=ObjectMeta(name=""))
     if args.node:
         node = Node(metadata=ObjectMeta(name=args.node))
