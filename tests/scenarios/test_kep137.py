@@ -65,3 +65,11 @@ def test_results_record_compatibility_groups_only_with_the_gate() -> None:
     got = res.outcome.allocations[0].devices
     assert got is not None and got.results is not None
     assert got.results[0].compatibility_groups == {"gpu-0-counters": ["mig"]}
+
+
+def test_devices_skipped_without_the_gate_are_reported_as_such() -> None:
+    sc = _load(Path(__file__).parent / "kep137" / "compat-gate-off-skips-grouped-counter-set.yaml")
+    res = check_scenario(sc, "first-fit")
+    assert res.passed and res.outcome is not None
+    why = " ".join(res.outcome.reasons)
+    assert "2 feature gate off (compatibility groups, DRADeviceCompatibilityGroups off)" in why
