@@ -35,7 +35,7 @@ class Constraint:
         self.derived_of = derived_of  # a request's derived attributes on a device (KEP-6080)
         self.count = 0
         self._applies: dict[tuple[str, str], bool] = {}
-        self._values: dict[tuple[int, object], tuple[DeviceAttribute | None, Scalar | None, ValueSet | None]] = {}
+        self._values: dict[object, tuple[DeviceAttribute | None, Scalar | None, ValueSet | None]] = {}
         self.held: list[tuple[int, DeviceAttribute]] = []  # (id of the device, its attribute), in add order
 
     def applies(self, base: str, sub: str) -> bool:
@@ -52,7 +52,7 @@ class Constraint:
                                                                 ValueSet | None]:
         """The attribute compared for the device taken by ``req`` (a derived
         one first), its scalar and its set form (cached)."""
-        key = (id(pd), req.key if req.derived else None)
+        key = (id(pd), req.key) if req.derived else id(pd)
         got = self._values.get(key)
         if got is None:
             derived = self.derived_of(pd, req) if req.derived and self.derived_of is not None else None
