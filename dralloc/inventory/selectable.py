@@ -26,6 +26,7 @@ from dralloc.inventory.compat import skipped_without_gate
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
 from dralloc.inventory.pools import DeviceID, PoolDevice
 from dralloc.models import DeviceAttribute, Node
+from dralloc.release import COMPATIBILITY_GROUPS_KNOWN, minor
 
 if TYPE_CHECKING:
     from dralloc.inventory.spec import RequestSpec
@@ -46,6 +47,7 @@ class Selectability:
         self._by_request: dict[tuple[int, int, int], dict[DeviceID, str | None]] = {}  # request -> device -> why not
         self._views: dict[DeviceID, DeviceView] = {}
         self._derived: dict[tuple[tuple[int, int, int], DeviceID], dict[str, DeviceAttribute]] = {}
+        self._knows_groups = minor(features.kubernetes_version) >= minor(COMPATIBILITY_GROUPS_KNOWN)
         self.evaluations = 0
 
     def view(self, pd: PoolDevice) -> DeviceView:
@@ -98,7 +100,7 @@ class Selectability:
         return got
 
     def _skipped_for_groups(self, pd: PoolDevice) -> bool:
-        if self.features.compatibility_groups or not pd.device.consumes_counters:
+        if self.features.compatibility_groups or not pd.device.consumes_counters or not self._knows_groups:
             return False
         members = self.state.compat_members(pd.pool) if self.state is not None else {}
         return skipped_without_gate(pd.device, members)

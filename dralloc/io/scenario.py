@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,18 +10,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from dralloc.errors import InputError
-from dralloc.features import Features, Variant
+from dralloc.features import GATES, Features, Variant
 from dralloc.io.loader import ObjectSet, describe_validation_error, iter_files, parse_object
 from dralloc.io.parse import iter_documents
 from dralloc.models import AllocationResult, Node, ObjectMeta, ResourceClaim
+from dralloc.release import release
 
-FEATURE_NAMES = frozenset({
-    "DRAAdminAccess", "DRAConsumableCapacity", "DRADeviceBindingConditions", "DRADeviceTaints",
-    "DRAListTypeAttributes", "DRAPartitionableDevices", "DRAPrioritizedList",
-    "DRAResourceSliceMixins", "DRAResourceClaimDeviceStatus",
-    "DRADerivedAttributes", "DRADeviceCompatibilityGroups",
-})
-RELEASE = re.compile(r"1\.[0-9]{2}")
+FEATURE_NAMES = frozenset(GATES)
 VARIANTS = ("stable", "incubating", "experimental")
 
 
@@ -70,6 +64,19 @@ def _check_variant(variant: Variant, features: Features, where: str) -> None:
                          source=where, field="variant")
 
 
+def _version(raw: Any, where: str) -> str | None:
+    """The scenario's own release (the one whose answer it holds), or None."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise InputError('kubernetes_version must be a release such as "1.37" (a string)', source=where,
+                         field="kubernetes_version")
+    try:
+        return release(raw).version
+    except InputError as e:
+        raise InputError(e.message, source=where, field="kubernetes_version") from None
+
+
 def parse_scenario(doc: Any, where: str) -> Scenario:
     if not isinstance(doc, dict):
         raise InputError("a scenario must be a mapping", source=where)
@@ -86,12 +93,9 @@ def parse_scenario(doc: Any, where: str) -> Scenario:
     variant = doc.get("variant")
     if variant is not None and variant not in VARIANTS:
         raise InputError(f"variant must be one of {VARIANTS}", source=where, field="variant")
+    version = _version(doc.get("kubernetes_version"), where)
     if variant is not None:
-        _check_variant(Variant(variant), Features.from_gates(features), where)
-    version = doc.get("kubernetes_version")
-    if version is not None and not (isinstance(version, str) and RELEASE.fullmatch(version)):
-        raise InputError("kubernetes_version must be a release such as \"1.37\" (a string)", source=where,
-                         field="kubernetes_version")
+        _check_variant(Variant(variant), Features.from_gates(features, version), where)
     sc = Scenario(name=name, path=where, description=str(doc.get("description") or ""),
                   source=str(doc.get("source") or ""), skip_reason=str(doc.get("skip_reason") or ""),
                   variant=variant, features=frozenset(features), kubernetes_version=version)
