@@ -60,13 +60,13 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.audit.availability import Availability, report
     from dralloc.cli.inputs import read
     from dralloc.errors import InputError
-    from dralloc.features import Features
 
     if args.limit > 1000:
         raise InputError(f"--limit {args.limit}: a ResourcePoolStatusRequest takes at most 1000 pools")
     objs = read(args, args.files)
     shapes = [read(args, [f]) for f in args.shape]
-    features = common.parse_features(args.features) if args.features is not None else Features.default()
+    features = common.parse_features(args.features, common.release_of(args))
+    common.warn(args, _release_notes(common.release_of(args)))
     ask = Availability(driver=args.driver, pool=args.pool, limit=args.limit, attribute=args.attribute,
                        nodes=list(args.node), headroom=not args.no_headroom, time_limit=args.time_limit)
     shown = common.progress(args)
@@ -77,6 +77,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         common.emit(found.table(wide=args.output == "wide"))
     return 0
+
+
+def _release_notes(version: str | None) -> list[str]:
+    """The status is what 1.37's controller computes; say so for older releases."""
+    from dralloc.release import release
+
+    rel = release(version)
+    why = rel.unserved("resource.k8s.io/v1alpha3", "ResourcePoolStatusRequest")
+    if why is not None:
+        return [f"{why}; the pool status shown is what Kubernetes 1.37's controller computes"]
+    if rel.version == "1.36":
+        return ["the pool status shown is Kubernetes 1.37's controller's (1.36's counted every allocation result, "
+                "admin access included, reported no tainted devices and had no partition or shareable summaries)"]
+    return []
 
 
 def _progress(done: int, total: int) -> None:
