@@ -40,8 +40,8 @@ from dralloc.inventory.pools import gather_pools
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet
 from dralloc.models import Device, Node, ObjectMeta, ResourceClaim, ResourceClaimStatus
-from dralloc.solver.cancel import solve
-from dralloc.solver.limits import limit_or_default, stopped
+from dralloc.solver.limits import limit_or_default
+from dralloc.solver.search import run
 
 MAX_COPIES = 256
 
@@ -203,20 +203,20 @@ def _solve(enc: Encoding, counted: bool, fit: Fit, time_limit: float | None) -> 
         total = sum(enc.sat)
     m.maximize(total)
     solver = cp_model.CpSolver()
-    limit = limit_or_default(time_limit)
-    solver.parameters.max_time_in_seconds = limit
+    solver.parameters.max_time_in_seconds = limit_or_default(time_limit)
     solver.parameters.num_workers = 2
-    status = solve(solver, m)
-    if status == cp_model.OPTIMAL:
+    ran = run(solver, m)
+    why = ran.stopped_words() or f"CP-SAT {ran.why or 'stopped'}"
+    if ran.status == cp_model.OPTIMAL:
         fit.fits = fit.bound = round(solver.objective_value)
         fit.status = PROVEN
-    elif status == cp_model.FEASIBLE:
+    elif ran.status == cp_model.FEASIBLE:
         fit.fits, fit.bound = round(solver.objective_value), int(solver.best_objective_bound)
-        fit.note = stopped(limit, "CP-SAT")
-    elif status == cp_model.INFEASIBLE:   # zero copies always fit: only a bug gets here
+        fit.note = why
+    elif ran.status == cp_model.INFEASIBLE:   # zero copies always fit: only a bug gets here
         raise AssertionError("the headroom model has no solution, not even zero copies")
     else:
-        fit.note = stopped(limit, "CP-SAT") + " before any answer"
+        fit.note = why + " before any answer"
         fit.bound = None
     return fit
 

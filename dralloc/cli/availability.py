@@ -24,7 +24,6 @@ Exit code 0: reported; 2: bad input."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from dralloc.cli import common
@@ -69,9 +68,9 @@ def run(args: argparse.Namespace) -> int:
     common.warn(args, _release_notes(common.release_of(args)))
     ask = Availability(driver=args.driver, pool=args.pool, limit=args.limit, attribute=args.attribute,
                        nodes=list(args.node), headroom=not args.no_headroom, time_limit=args.time_limit)
-    shown = common.progress(args)
-    on = shown if shown is not None else sys.stderr.isatty()
-    found = report(objs, ask, features, shapes, progress=_progress if on else None)
+    from dralloc.io.progress import counter
+
+    found = report(objs, ask, features, shapes, progress=counter(common.reporter(args), "availability: (node, shape)"))
     if args.output in ("yaml", "json"):
         common.emit_objects(found.objects(), args.output)
     else:
@@ -92,6 +91,3 @@ def _release_notes(version: str | None) -> list[str]:
                 "admin access included, reported no tainted devices and had no partition or shareable summaries)"]
     return []
 
-
-def _progress(done: int, total: int) -> None:
-    print(f"\r  counted: {done}/{total} (node, shape)", end="" if done < total else "\n", file=sys.stderr, flush=True)
