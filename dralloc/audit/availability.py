@@ -63,4 +63,4 @@ def report(objs: ObjectSet, ask: Availability, features: Features, shape_files: 
         if ask.driver is not None:   # only what the shapes can take from the pools asked about
             want = f"{ask.driver}/{ask.pool}" if ask.pool else f"{ask.driver}/"
             fits = [f for f in fits if any(p == want or (not ask.pool and p.startswith(want)) for p in f.pools)]
-    return Report(requests, shapes, fits, limit_or_default(ask.time_limit))
+    return Report(requests, shapes, fits, limit_or_default(ask.time_limit, "availability"))

@@ -41,6 +41,7 @@ class Report:
                 entry["note"] = f.note
             if f.kubernetes is not None:
                 entry["kubernetes"] = f.kubernetes
+                entry["kubernetesStatus"] = "not decided" if f.kubernetes_stopped else "decided"
                 if f.kubernetes_note:
                     entry["kubernetesNote"] = f.kubernetes_note
             nodes.setdefault(f.node, []).append(entry)
@@ -120,7 +121,7 @@ def _headroom(rep: Report, wide: bool) -> list[str]:
         if f.status == NONE:
             continue
         more, how = (f.text(), "proven") if f.status == PROVEN else ("?", f.text())
-        k8s = "-" if f.kubernetes is None else str(f.kubernetes)
+        k8s = "-" if f.kubernetes is None else f"at least {f.kubernetes}" if f.kubernetes_stopped else str(f.kubernetes)
         if f.kubernetes_note:
             how += f"; Kubernetes: {f.kubernetes_note}"
         row = [f.node, ",".join(f.pools) or "-", f.shape, more, k8s, how]

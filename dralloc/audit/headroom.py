@@ -74,6 +74,7 @@ class Fit:
     # of an answer (its time limit) or why it stopped (a defect it reproduces).
     kubernetes: int | None = None
     kubernetes_note: str = ""
+    kubernetes_stopped: bool = False  # the replay stopped at its time limit: at least ``kubernetes``, not decided
 
     @property
     def decided(self) -> bool:
@@ -183,7 +184,11 @@ def kubernetes_copies(where: _Node, shape: Shape, fit: Fit, time_limit: float | 
             held.append(claim.model_copy(update={"status": ResourceClaimStatus(allocation=alloc)}))
             fit.kubernetes += 1
             continue
-        if out.status is Status.ERROR:
+        if out.status is Status.ERROR and any(n.startswith("replay stopped at its time limit") for n in out.notes):
+            fit.kubernetes_stopped = True
+            fit.kubernetes_note = (f"not decided: at least {fit.kubernetes}, the replay of copy {fit.kubernetes + 1} "
+                                   f"stopped at its time limit")
+        elif out.status is Status.ERROR:
             fit.kubernetes_note = out.error or "the allocator stopped"
         elif fit.kubernetes < fit.fits:
             named = sorted({EVENT_DEFECT[n] for n in out.notes if n in EVENT_DEFECT})
@@ -203,7 +208,7 @@ def _solve(enc: Encoding, counted: bool, fit: Fit, time_limit: float | None) -> 
         total = sum(enc.sat)
     m.maximize(total)
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = limit_or_default(time_limit)
+    solver.parameters.max_time_in_seconds = limit_or_default(time_limit, "availability")
     solver.parameters.num_workers = 2
     ran = run(solver, m)
     why = ran.stopped_words() or f"CP-SAT {ran.why or 'stopped'}"

@@ -27,6 +27,7 @@ import argparse
 from typing import Any
 
 from dralloc.cli import common
+from dralloc.solver.limits import help_text
 
 
 def register(sub: Any) -> None:
@@ -48,7 +49,8 @@ def register(sub: Any) -> None:
                    help="count on this node only (repeatable; default: every node)")
     p.add_argument("--no-headroom", action="store_true", help="print the pool status only (no exact counts)")
     p.add_argument("--time-limit", type=common.seconds, default=None, metavar="SECONDS",
-                   help="CP-SAT time limit per node and shape (default: 60)")
+                   help=help_text("availability", "time limit per node and shape: the CP-SAT count, and each claim "
+                                  "of Kubernetes' count"))
     p.add_argument("--features", default=None, metavar="GATES", help=common.features_help(common.default_gates_text()))
     common.add_output(p, common.OUTPUTS, "table", "output format: table (wide: also each shape's definition and the "
                       "bounds), or the ResourcePoolStatusRequest objects and the PoolHeadroom object as yaml/json")
