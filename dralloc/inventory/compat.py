@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from dralloc.inventory.pools import Pool
-from dralloc.models import Device, DeviceRequestAllocationResult
+from dralloc.models import Device, DeviceRequestAllocationResult, ResourceClaim
 
 NO_GROUPS = "\x00none"  # the group of a device that declares no groups
 Groups = frozenset[str]
@@ -63,6 +63,18 @@ def record(snapshots: Snapshots, r: DeviceRequestAllocationResult) -> None:
     entry = snapshots.setdefault((r.driver, r.pool, r.device), {})
     for cs, groups in (r.compatibility_groups or {}).items():
         entry[cs] = list(groups)
+
+
+def recorded_groups(claim: ResourceClaim, device: tuple[str, str, str]) -> dict[str, list[str]]:
+    """The groups ``claim``'s allocation recorded for ``device`` (driver,
+    pool, device), per counter set; empty when it recorded none."""
+    alloc = claim.status.allocation if claim.status else None
+    out: dict[str, list[str]] = {}
+    for r in (alloc.devices.results or []) if alloc and alloc.devices else []:
+        if (r.driver, r.pool, r.device) == device and not r.admin_access:
+            for cs, groups in (r.compatibility_groups or {}).items():
+                out[cs] = list(groups)
+    return out
 
 
 def allocated_members(pool: Pool, allocated: Iterable[tuple[str, str, str]],
