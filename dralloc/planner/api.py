@@ -85,7 +85,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=counter(opts.progress, "nodes analysed"))
         empty = build_cluster(without_allocations(objs), Demand(), feats)
-        ans = fragmentation(state, empty, opts.time_limit, opts.workers)
+        ans = fragmentation(state, empty, opts.time_limit, opts.workers, groups=_groups_matter(objs, feats))
         ans.cluster = state
         ans.objective = {"name": opts.objective, "note": "no pending demand: the re-pack needs the fewest units for "
                                                          "what is allocated, whatever the objective"}
@@ -141,6 +141,9 @@ def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Optio
                  template_objs: ObjectSet | None, per_node: NodeObjects | None = None) -> Answer:
     """Demand beyond one device per pod: the joint model over nodes."""
     feats = opts.features()
+    if question == "layout" and demand.simple():
+        raise InputError("layout's pattern model does not know compatibility groups (DRADeviceCompatibilityGroups "
+                         "is on and devices declare them); ask fit or add-nodes")
     if question == "layout":
         raise InputError("layout answers for pods with one claim for one device; for this demand ask fit or add-nodes")
     if question == "fit":
