@@ -43,6 +43,9 @@ FLAGS_OF_GATES = {
     "DRAResourceClaimDeviceStatus": "device_status",
     "DRAConsumableCapacity": "consumable_capacity",
     "DRAListTypeAttributes": "list_type_attributes",
+    "DRAExtendedResource": "extended_resource",
+    "DRADerivedAttributes": "derived_attributes",            # 1.37 alpha, KEP-6080
+    "DRADeviceCompatibilityGroups": "compatibility_groups",  # 1.37 alpha, KEP-5963
     "DRADeviceTaintRules": "device_taint_rules",
 }
 GATES: dict[str, str | None] = {
@@ -52,10 +55,12 @@ GATES: dict[str, str | None] = {
 
 # Flags that only take part in choosing the variant (no engine reads them).
 SELECTION_ONLY = frozenset({"device_status"})
-# Flags of the scheduler's slice tracker, not of its allocator: they change
-# what the allocator is given (DeviceTaintRules' taints written into the
-# slices), never which variant runs.
-TRACKER_ONLY = frozenset({"device_taint_rules"})
+# Flags of the scheduler, not of its allocator: they take no part in choosing
+# the variant, and the allocation engines do not read them as allocator
+# flags: the pod's claims do (DRAExtendedResource, dralloc.extended), and the
+# slice tracker writes DeviceTaintRules' taints into the slices
+# (DRADeviceTaintRules: Features.taint_rules_apply).
+SCHEDULER_FLAGS = frozenset({"extended_resource", "device_taint_rules"})
 
 KUBERNETES_RELEASE = DEFAULT_RELEASE
 # The gates a default cluster of the default release has on (its
@@ -84,6 +89,9 @@ class Features:
     consumable_capacity: bool = False
     list_type_attributes: bool = False
     device_status: bool = False
+    extended_resource: bool = False
+    derived_attributes: bool = False
+    compatibility_groups: bool = False
     device_taint_rules: bool = False
     kubernetes_version: str = DEFAULT_RELEASE
 
@@ -209,12 +217,12 @@ class Features:
         return _pick(self.kubernetes_version, frozenset(f for f in _ALLOCATOR_FLAGS if getattr(self, f)))
 
     def supported_by(self, variant: Variant) -> bool:
-        return self.enabled() - TRACKER_ONLY <= _SUPPORTED[variant]
+        return self.enabled() <= _SUPPORTED[variant]
 
 
 _FLAG_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Features) if f.name != "kubernetes_version")
-_ENGINE_FLAGS: tuple[str, ...] = tuple(f for f in _FLAG_NAMES if f not in SELECTION_ONLY)
-_ALLOCATOR_FLAGS: tuple[str, ...] = tuple(f for f in _FLAG_NAMES if f not in TRACKER_ONLY)
+_ALLOCATOR_FLAGS: tuple[str, ...] = tuple(f for f in _FLAG_NAMES if f not in SCHEDULER_FLAGS)
+_ENGINE_FLAGS: tuple[str, ...] = tuple(f for f in _ALLOCATOR_FLAGS if f not in SELECTION_ONLY)
 
 
 @lru_cache(maxsize=256)

@@ -35,6 +35,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dralloc.cli.inputs import Settled, problem_from_args
     from dralloc.errors import AllocationError
+    from dralloc.extended import NodeRefuses
     from dralloc.io.emit import render
     from dralloc.solver.explain import explanation
 
@@ -43,6 +44,12 @@ def run(args: argparse.Namespace) -> int:
     except Settled as e:   # a pod whose claims are allocated already: their allocations answer
         common.emit(str(e) if args.output == "table" else render({"status": "settled", "reason": str(e)}, args.output))
         return 0
+    except NodeRefuses as e:
+        if args.output == "table":
+            common.emit(f"the node does not take the pod, before any device is searched: {e}")
+        else:
+            common.emit(render({"status": "refused", "why": str(e)}, args.output))
+        return 1
     except AllocationError as e:
         if args.output == "table":
             common.emit(f"the Kubernetes allocator fails before searching: {e}")
