@@ -21,9 +21,8 @@ from typing import Any, NamedTuple
 
 from dralloc.cli.common import parse_features, progress, release_of, warn
 from dralloc.cluster.ledger import is_allocated
-from dralloc.cluster.pods import for_node
+from dralloc.cluster.pods import for_node, refused_by
 from dralloc.cluster.pods import pod_claims as claims_of_pod
-from dralloc.cluster.pods import refused_by
 from dralloc.errors import InputError
 from dralloc.extended import ExtendedReader, NodeRefuses
 from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
