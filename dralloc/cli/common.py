@@ -118,10 +118,17 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 # --- reading files -----------------------------------------------------------
 
 def add_input_args(p: argparse.ArgumentParser) -> None:
-    """--strict, --last-wins, --progress and --kubernetes-version, for every
-    command that reads object files (the front door:
+    """--kubernetes-version and the sources (:func:`add_source_args`), for
+    every command that reads objects (the front door:
     :func:`dralloc.cli.inputs.read`)."""
-    add_release_arg(p)
+    add_release_arg(p, live=True)
+    add_source_args(p)
+
+
+def add_source_args(p: argparse.ArgumentParser) -> None:
+    """Where objects come from besides the files named, and how they are
+    read: a live cluster (--kubeconfig, --context, -n, -A, --chunk-size,
+    --request-timeout), --strict, --last-wins, --progress."""
     p.add_argument("--strict", action="store_true",
                    help="documents of kinds dralloc does not read are errors, not warnings")
     p.add_argument("--last-wins", action="store_true",
@@ -129,6 +136,48 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
                         "instead of refusing the input")
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr (a load over 2 s shows it anyway on a terminal)")
+    live = p.add_argument_group(
+        "a live cluster", "Read the cluster's objects through the kubernetes client, as kubectl reads them, "
+        "before the files named (if any): any of these options reads it.")
+    live.add_argument("--kubeconfig", metavar="FILE",
+                      help="the kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config)")
+    live.add_argument("--context", metavar="NAME", help="the kubeconfig context to use (default: its current one)")
+    scope = live.add_mutually_exclusive_group()
+    scope.add_argument("-n", "--namespace", metavar="NAMESPACE",
+                       help="read the namespaced kinds (claims, templates, pods, gangs) of this namespace only; "
+                            "devices held by claims of other namespaces then count as free")
+    scope.add_argument("-A", "--all-namespaces", action="store_true",
+                       help="read every namespace (the default when a cluster is read)")
+    live.add_argument("--chunk-size", type=integer(0), default=500, metavar="N",
+                      help="objects per list request (0: one request per kind; default: 500, as kubectl)")
+    live.add_argument("--request-timeout", type=seconds, default=60.0, metavar="SECONDS",
+                      help="time each request to the API server may take (default: 60)")
+
+
+def live_source(args: argparse.Namespace) -> Any | None:
+    """The live cluster the options name (:class:`dralloc.io.live.LiveSource`,
+    made once per command), or None when none of --kubeconfig, --context,
+    -n, -A is given."""
+    if not any(getattr(args, k, None) for k in ("kubeconfig", "context", "namespace", "all_namespaces")):
+        return None
+    found = getattr(args, "_live_source", None)
+    if found is None:
+        from dralloc.io.live import LiveSource
+
+        found = LiveSource(args.kubeconfig, args.context, args.namespace, args.chunk_size, args.request_timeout)
+        args._live_source = found
+    return found
+
+
+def sources(args: argparse.Namespace, paths: Sequence[str], cluster: bool = True) -> list[Any]:
+    """What to read: the live cluster the options name (unless not
+    ``cluster``), then ``paths``; nothing at all is an input error."""
+    src = live_source(args) if cluster else None
+    out: list[Any] = [*([src] if src is not None else []), *paths]
+    if not out:
+        raise InputError("nothing to read: give files or folders (- for stdin), or a cluster "
+                         "(--context, --kubeconfig, -n or -A)")
+    return out
 
 
 def progress(args: argparse.Namespace) -> bool | None:
@@ -144,15 +193,19 @@ def warn(args: argparse.Namespace, lines: Sequence[str]) -> None:
 
 # --- the release and its feature gates -------------------------------------
 
-def add_release_arg(p: argparse.ArgumentParser) -> None:
-    """``--kubernetes-version``: the release answered for (dralloc.release)."""
+def add_release_arg(p: argparse.ArgumentParser, live: bool = False) -> None:
+    """``--kubernetes-version``: the release answered for (dralloc.release);
+    where a cluster can be read (``live``), its server's release is the default."""
     from dralloc.release import DEFAULT_RELEASE, RELEASES
 
-    p.add_argument("--kubernetes-version", type=kubernetes_version, default=DEFAULT_RELEASE, metavar="VERSION",
+    default = (f"the server's release when a cluster is read, else {DEFAULT_RELEASE}" if live
+               else DEFAULT_RELEASE)
+    p.add_argument("--kubernetes-version", type=kubernetes_version, default=None if live else DEFAULT_RELEASE,
+                   metavar="VERSION",
                    help="the Kubernetes release to answer for: the feature gates it has on by default, "
                         "the API versions it serves (objects in others are read, with a warning) and the "
                         "allocator variant it picks (choices: " + ", ".join(RELEASES) + "; default: "
-                        + DEFAULT_RELEASE + ")")
+                        + default + ")")
 
 
 def kubernetes_version(text: str) -> str:
@@ -167,8 +220,16 @@ def kubernetes_version(text: str) -> str:
 
 
 def release_of(args: argparse.Namespace) -> str | None:
-    """The --kubernetes-version given (None where the command has none)."""
-    return getattr(args, "kubernetes_version", None)
+    """The release answered for: --kubernetes-version, else the release of
+    the cluster read (its server's /version, asked once), else None (the
+    default)."""
+    version: str | None = getattr(args, "kubernetes_version", None)
+    if version is None:
+        src = live_source(args)
+        if src is not None:
+            version = src.kubernetes_version
+            args.kubernetes_version = version
+    return version
 
 
 def default_gates_text() -> str:
@@ -232,8 +293,9 @@ def parse_features(text: str | None, kubernetes_version: str | None = None) -> F
 def add_target_args(p: argparse.ArgumentParser) -> None:
     """Files, node, claims or pod, feature gates (resolved by
     :func:`dralloc.cli.inputs.resolve`)."""
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="YAML/JSON files or folders (- for stdin), or one scenario file")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="YAML/JSON files or folders (- for stdin), or one scenario file; none when a cluster "
+                        "is read")
     add_input_args(p)
     p.add_argument("--node", help="node to allocate on (default: the pod's node, or the only Node in the files)")
     who = p.add_mutually_exclusive_group()
