@@ -339,6 +339,7 @@ def load(inputs: Iterable[Input], *, collect: bool = False, strict: bool = False
     per kind and version; what a source says of itself is in ``.notes``."""
     reader = _Reader(strict, last_wins)
     items = expand(inputs)
+    version = release(items, kubernetes_version)  # a cluster's release when none is given: asked first
     meter = LoadProgress(sum(size(i) for i in items), progress)
     with build.quiet_gc():
         for doc in documents(items, meter):
@@ -350,7 +351,7 @@ def load(inputs: Iterable[Input], *, collect: bool = False, strict: bool = False
                 reader.document(doc)
                 meter.object()
     meter.finish()
-    reader.out.unserved.extend(unserved(reader.out.api_seen, release(items, kubernetes_version)))
+    reader.out.unserved.extend(unserved(reader.out.api_seen, version))
     if reader.out.errors and not collect:
         raise InputErrors(reader.out.errors)
     return reader.out

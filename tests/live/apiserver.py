@@ -29,7 +29,6 @@ compact)."""
 from __future__ import annotations
 
 import base64
-import itertools
 import json
 import threading
 from collections.abc import Callable, Iterable
@@ -228,9 +227,10 @@ class FakeAPIServer:
 
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
                 code, body = server.handle(self.path, self.headers.get("Authorization", ""))
-                data = json.dumps(body).encode()
+                raw = isinstance(body, bytes)  # a test's own answer, not the API's (a proxy's page)
+                data = body if raw else json.dumps(body).encode()
                 self.send_response(code)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/html" if raw else "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -388,6 +388,3 @@ def _priority(version: str) -> tuple[int, int, int]:
     return (level, -int(m.group(1)), -int(m.group(3) or 0))
 
 
-def counter() -> Callable[[], int]:
-    c = itertools.count()
-    return lambda: next(c)

@@ -95,22 +95,29 @@ class Connection:
         self.server = str(self.client.configuration.host)
 
     def _pick(self, context: str | None, shown: str) -> str:
-        """The context to use: the one named (it must exist) or the current one."""
-        config = client_config()
-        try:
-            contexts, current = config.list_kube_config_contexts(self.files)
-        except Exception as e:  # a file that is not a kubeconfig, not YAML, unreadable
-            raise InputError(f"kubeconfig {shown}: {_config_error(e)}") from None
-        names = [str(c.get("name")) for c in contexts or [] if isinstance(c, dict)]
+        """The context to use: the one named (it must exist) or the current
+        one, as kubectl takes them from the files: every context of every
+        file, the current one from the first file that sets one (the
+        client would take the last's)."""
+        names: list[str] = []
+        current = None
+        for _path, doc in _read_configs(self.files):
+            for c in doc.get("contexts") or []:
+                name = c.get("name") if isinstance(c, dict) else None
+                if isinstance(name, str) and name and name not in names:
+                    names.append(name)
+            current = current or doc.get("current-context") or None
         listed = ", ".join(names) or "none"
         if context is not None:
             if context not in names:
                 raise InputError(f"context {context} not found in kubeconfig {shown} (contexts: {listed})")
             return context
-        name = current.get("name") if isinstance(current, dict) else None
-        if not name:
+        if not current:
             raise InputError(f"kubeconfig {shown} sets no current-context: give --context (contexts: {listed})")
-        return str(name)
+        if str(current) not in names:
+            raise InputError(f"kubeconfig {shown}: the current-context {current} is not one of its contexts "
+                             f"({listed})")
+        return str(current)
 
     @property
     def label(self) -> str:
@@ -170,6 +177,30 @@ class Connection:
                                reason or "Forbidden")
         return StatusError(f"the API server {self.server} ({self.label}) answered {code}"
                            f"{' ' + reason if reason else ''} to GET {path}: {message}", code, reason)
+
+
+def _read_configs(files: str) -> list[tuple[str, dict[str, Any]]]:
+    """Each kubeconfig file of the list that exists, parsed; one that is
+    not YAML, or not a mapping, is an input error naming it."""
+    import yaml
+
+    out = []
+    for path in _existing(files):
+        try:
+            with Path(path).expanduser().open(encoding="utf-8") as f:
+                doc = yaml.safe_load(f)
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark
+            where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+            raise InputError(f"kubeconfig {path}: not YAML: {e.problem or e.context}{where}") from None
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+            raise InputError(f"kubeconfig {path}: {_config_error(e)}") from None
+        if doc is None:
+            raise InputError(f"kubeconfig {path}: the file is empty")
+        if not isinstance(doc, dict):
+            raise InputError(f"kubeconfig {path}: not a kubeconfig (a mapping of clusters, users and contexts)")
+        out.append((path, doc))
+    return out
 
 
 def _reason(e: BaseException) -> str:

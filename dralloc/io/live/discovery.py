@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from dralloc.errors import InputError
 from dralloc.io import registry
 from dralloc.io.live.connect import Connection
 
@@ -75,11 +76,22 @@ def _wanted() -> dict[str, list[str]]:
     return out
 
 
-def _resources(doc: Any) -> dict[str, tuple[str, bool]]:
+def _document(conn: Connection, path: str, kind: str) -> dict[str, Any]:
+    """A discovery document, which must be a ``kind`` object."""
+    doc = conn.get_json(path)
+    if not isinstance(doc, dict):
+        raise InputError(f"the API server {conn.server} ({conn.label}) answered GET {path} with something that "
+                         f"is not an {kind}")
+    return doc
+
+
+def _resources(doc: dict[str, Any]) -> dict[str, tuple[str, bool]]:
     """kind -> (plural, namespaced) of the listable resources of an
     APIResourceList (subresources such as ``pods/status`` left out)."""
     out: dict[str, tuple[str, bool]] = {}
-    for r in (doc.get("resources") or []) if isinstance(doc, dict) else []:
+    for r in doc.get("resources") or []:
+        if not isinstance(r, dict):
+            continue
         name = str(r.get("name", ""))
         if not name or "/" in name or "list" not in (r.get("verbs") or []):
             continue
@@ -91,11 +103,9 @@ def _group_versions(conn: Connection, groups: set[str]) -> dict[str, list[str]]:
     """Group -> the versions the server serves of each group asked for."""
     out: dict[str, list[str]] = {}
     if "" in groups:
-        core = conn.get_json("/api")
-        out[""] = [str(v) for v in (core.get("versions") or [])] if isinstance(core, dict) else []
-    named = conn.get_json("/apis")
-    for g in (named.get("groups") or []) if isinstance(named, dict) else []:
-        if g.get("name") in groups:
+        out[""] = [str(v) for v in _document(conn, "/api", "APIVersions").get("versions") or []]
+    for g in _document(conn, "/apis", "APIGroupList").get("groups") or []:
+        if isinstance(g, dict) and g.get("name") in groups:
             out[str(g["name"])] = [str(v.get("version")) for v in g.get("versions") or []]
     return out
 
@@ -109,7 +119,7 @@ def discover(conn: Connection) -> tuple[list[Served], list[str]]:
     for group, kinds in wanted.items():
         for version in versions.get(group, []):
             gv = f"{group}/{version}" if group else version
-            doc = conn.get_json(f"/apis/{gv}" if group else f"/api/{gv}")
+            doc = _document(conn, f"/apis/{gv}" if group else f"/api/{gv}", "APIResourceList")
             for kind, (plural, namespaced) in _resources(doc).items():
                 if kind in kinds:
                     offered.setdefault(kind, []).append((gv, plural, namespaced))

@@ -88,6 +88,7 @@ class LiveSource:
         self._conn: Connection | None = None
         self._release: tuple[str, str | None] | None = None
         self._git_version = ""
+        self._note: str | None = None   # on the release taken as the default
 
     def connection(self) -> Connection:
         """The connection (the kubeconfig read and the context chosen once)."""
@@ -117,15 +118,17 @@ class LiveSource:
 
     @property
     def kubernetes_version(self) -> str:
-        """The release answered for when none is given: the server's."""
-        return self._version()[0]
+        """The release answered for when none is given: the server's (asked
+        once; when it is not the server's own, :meth:`documents` says so)."""
+        version, note = self._version()
+        self._note = note
+        return version
 
     def documents(self, meter: LoadProgress) -> Iterator[RawDocument | InputError | str]:
         """Every object of the kinds dralloc reads, then notes (:mod:`dralloc.io.sources`)."""
         conn = self.connection()
-        note = self._version()[1]
-        if note:
-            yield f"{conn.label}: {note}"
+        if self._note:
+            yield f"{conn.label}: {self._note}"
         served, notes = discover(conn)
         yield from notes
         if self.namespace is not None:
