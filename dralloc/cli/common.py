@@ -137,8 +137,8 @@ def add_source_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr (a load over 2 s shows it anyway on a terminal)")
     live = p.add_argument_group(
-        "a live cluster", "Read the cluster's objects through the kubernetes client, as kubectl reads them, "
-        "before the files named (if any): any of these options reads it.")
+        "a live cluster", "Any of these options reads the cluster's objects through the kubernetes client,\n"
+        "as kubectl reads them, before the files named (if any).")
     live.add_argument("--kubeconfig", metavar="FILE",
                       help="the kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config)")
     live.add_argument("--context", metavar="NAME", help="the kubeconfig context to use (default: its current one)")

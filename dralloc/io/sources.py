@@ -83,10 +83,10 @@ def documents(items: list[Path | None | Source], meter: LoadProgress) -> Iterato
             yield from item.documents(meter)
 
 
-def release(items: list[Path | None | Source], given: str | None) -> str | None:
+def release(items: Iterable[Input | None], given: str | None) -> str | None:
     """The release to answer for: ``given``, else the first source that has
     one of its own (a cluster's), else None (the default)."""
     if given is not None:
         return given
-    return next((v for i in items if not isinstance(i, Path) and i is not None
+    return next((v for i in items if i is not None and not isinstance(i, (str, Path))
                  and (v := i.kubernetes_version) is not None), None)

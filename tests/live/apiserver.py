@@ -40,6 +40,20 @@ from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def objects_of(*paths: str | Path) -> list[dict[str, Any]]:
+    """The objects of YAML files (Lists flattened), as written."""
+    out: list[dict[str, Any]] = []
+    for p in paths:
+        for doc in yaml.safe_load_all(Path(ROOT, p).read_text(encoding="utf-8")):
+            if isinstance(doc, dict) and doc.get("kind") == "List":
+                out.extend(doc.get("items") or [])
+            elif isinstance(doc, dict):
+                out.append(doc)
+    return out
+
 
 @dataclass(frozen=True)
 class Resource:
@@ -67,10 +81,10 @@ OTHER = [*_resources("apps", "v1", (("deployments", "Deployment", True),)),
          *_resources("scheduling.k8s.io", "v1", (("priorityclasses", "PriorityClass", False),))]
 
 
-def served(release: str) -> list[Resource]:
+def served(release: str, workload_api: bool = True) -> list[Resource]:
     """What an API server of ``release`` serves of the kinds dralloc reads
-    (kubernetes/api register.go per tag; the Workload API's alpha versions
-    are taken as enabled), plus a few other kinds."""
+    (kubernetes/api register.go per tag; the Workload API's versions as
+    enabled unless not ``workload_api``, its default), plus a few other kinds."""
     minor = int(release.split(".")[1])
     out = [*CORE, *OTHER]
     if minor >= 34:
@@ -83,7 +97,7 @@ def served(release: str) -> list[Resource]:
              37: [("v1beta1", (("workloads", "Workload", True), ("podgroups", "PodGroup", True))),
                   ("v1alpha3", (("workloads", "Workload", True), ("podgroups", "PodGroup", True),
                                 ("compositepodgroups", "CompositePodGroup", True)))]}
-    for version, kinds in gangs.get(minor, []):
+    for version, kinds in gangs.get(minor, []) if workload_api else []:
         out += _resources("scheduling.k8s.io", version, kinds)
     return out
 

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from dralloc.cli.main import main
-from tests.live.apiserver import FakeAPIServer, Resource
+from tests.live.apiserver import ROOT, FakeAPIServer, Resource, objects_of
 from tests.live.clusters import gpu_cluster
-from tests.live.conftest import ROOT, objects_of
 from tests.live.test_listing import THOUSAND
 
 

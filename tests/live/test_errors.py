@@ -19,9 +19,8 @@ import pytest
 import yaml
 
 from dralloc.cli.main import main
-from tests.live.apiserver import FakeAPIServer, Resource, status
+from tests.live.apiserver import ROOT, FakeAPIServer, Resource, status
 from tests.live.clusters import gpu_cluster
-from tests.live.conftest import ROOT
 
 
 def one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

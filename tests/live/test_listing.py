@@ -145,3 +145,19 @@ def test_list_items_get_their_kind_and_are_named_by_resource(apiserver: FakeAPIS
     assert objs.where(claim) == "context test: resourceclaims.resource.k8s.io ml/claim-000-0"
     assert objs.where(objs.nodes[0]) == "context test: nodes node-000"
     assert claim.metadata.resource_version and claim.status and claim.status.allocation
+
+
+def test_a_cluster_object_from_a_live_cluster(apiserver: FakeAPIServer, kubeconfig: Path, tmp_path: Path) -> None:
+    """dralloc.Cluster reads a live cluster as it reads files: the same
+    answers as on the dump, under the server's release unless told."""
+    from dralloc import Cluster
+
+    apiserver.git_version = "v1.36.1"
+    apiserver.add(gpu_cluster(nodes=3, claims_per_node=3, pending=2))
+    live = Cluster.load([LiveSource()])
+    dumped = Cluster.load([apiserver.dump(tmp_path / "dump.yaml")], kubernetes_version="1.36")
+    assert live.features == dumped.features and live.features.kubernetes_version == "1.36"
+    for pod in ("ml/waiting-000", "web/waiting-001"):
+        got = [(node, str(a)) for node, a in live.fits(live.pod_claims(pod))]
+        assert got == [(node, str(a)) for node, a in dumped.fits(dumped.pod_claims(pod))] and len(got) == 3
+    assert Cluster.load([LiveSource()], kubernetes_version="1.37").features.kubernetes_version == "1.37"

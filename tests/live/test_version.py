@@ -13,8 +13,7 @@ from dralloc.cli.main import main
 from dralloc.errors import InputError
 from dralloc.io import load
 from dralloc.io.live import LiveSource, server_release
-from tests.live.apiserver import FakeAPIServer, served
-from tests.live.conftest import ROOT, objects_of
+from tests.live.apiserver import ROOT, FakeAPIServer, objects_of, served
 
 MIG = "examples/quickstart/mig-a100.yaml"
 
