@@ -18,10 +18,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dralloc.cli.sources import live_source, sources
 from dralloc.errors import DrallocError, InputError
 
 if TYPE_CHECKING:
     from dralloc.features import Features
+
+__all__ = ["live_source", "sources"]  # the sources of objects: dralloc.cli.sources, used through here
 
 # name -> one line for `dralloc --help`, in the order it lists them
 COMMANDS = {
@@ -152,32 +155,6 @@ def add_source_args(p: argparse.ArgumentParser) -> None:
                       help="objects per list request (0: one request per kind; default: 500, as kubectl)")
     live.add_argument("--request-timeout", type=seconds, default=60.0, metavar="SECONDS",
                       help="time each request to the API server may take (default: 60)")
-
-
-def live_source(args: argparse.Namespace) -> Any | None:
-    """The live cluster the options name (:class:`dralloc.io.live.LiveSource`,
-    made once per command), or None when none of --kubeconfig, --context,
-    -n, -A is given."""
-    if not any(getattr(args, k, None) for k in ("kubeconfig", "context", "namespace", "all_namespaces")):
-        return None
-    found = getattr(args, "_live_source", None)
-    if found is None:
-        from dralloc.io.live import LiveSource
-
-        found = LiveSource(args.kubeconfig, args.context, args.namespace, args.chunk_size, args.request_timeout)
-        args._live_source = found
-    return found
-
-
-def sources(args: argparse.Namespace, paths: Sequence[str], cluster: bool = True) -> list[Any]:
-    """What to read: the live cluster the options name (unless not
-    ``cluster``), then ``paths``; nothing at all is an input error."""
-    src = live_source(args) if cluster else None
-    out: list[Any] = [*([src] if src is not None else []), *paths]
-    if not out:
-        raise InputError("nothing to read: give files or folders (- for stdin), or a cluster "
-                         "(--context, --kubeconfig, -n or -A)")
-    return out
 
 
 def progress(args: argparse.Namespace) -> bool | None:

@@ -161,3 +161,19 @@ def test_a_cluster_object_from_a_live_cluster(apiserver: FakeAPIServer, kubeconf
         got = [(node, str(a)) for node, a in live.fits(live.pod_claims(pod))]
         assert got == [(node, str(a)) for node, a in dumped.fits(dumped.pod_claims(pod))] and len(got) == 3
     assert Cluster.load([LiveSource()], kubernetes_version="1.37").features.kubernetes_version == "1.37"
+
+
+def test_one_source_read_from_two_threads(apiserver: FakeAPIServer, kubeconfig: Path) -> None:
+    """A source is shared safely: each read is a list of its own."""
+    import threading
+
+    apiserver.add(gpu_cluster(nodes=20, claims_per_node=2))
+    source = LiveSource(chunk_size=7)
+    results: list[set[tuple[str, str, str]]] = []
+    threads = [threading.Thread(target=lambda: results.append(read_keys(source))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 2 and results[0] == results[1] == keys(apiserver.objects())
+    assert source.listings["ResourceClaim"].requests == 6 and source.listings["ResourceClaim"].pages == []

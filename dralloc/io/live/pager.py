@@ -28,22 +28,21 @@ DEFAULT_PAGE = 500   # client-go's pager and kubectl's --chunk-size
 
 @dataclass
 class Listing:
-    """One resource listed: its pages' bytes, how many requests were made
-    and how many times an expired token restarted the list."""
+    """One resource listed: its pages' bytes (until :meth:`items` has
+    handed them on), how many requests were made, the bytes received and
+    how many times an expired token restarted the list."""
 
     pages: list[bytes] = field(default_factory=list)
     requests: int = 0
     restarts: int = 0
+    size: int = 0
     resource_version: str = ""
 
-    @property
-    def size(self) -> int:
-        return sum(len(p) for p in self.pages)
-
     def items(self) -> Iterator[Any]:
-        """Every item, in the server's order, one page parsed at a time."""
-        for data in self.pages:
-            page = orjson.loads(data)
+        """Every item, in the server's order, one page parsed at a time;
+        each page's bytes are let go once it is parsed."""
+        while self.pages:
+            page = orjson.loads(self.pages.pop(0))
             yield from page.get("items") or []
 
 
@@ -79,6 +78,7 @@ def list_all(conn: Connection, path: str, limit: int = DEFAULT_PAGE,
             data = conn.get(path)   # the whole list again, at the newest snapshot
             page = _page(conn, path, data)
             out.pages = [data]
+            out.size += len(data)
             out.resource_version = str((page.get("metadata") or {}).get("resourceVersion") or "")
             break
         page = _page(conn, path, data)
@@ -86,6 +86,7 @@ def list_all(conn: Connection, path: str, limit: int = DEFAULT_PAGE,
         if not out.pages:
             out.resource_version = str(meta.get("resourceVersion") or "")
         out.pages.append(data)
+        out.size += len(data)
         if progress is not None:
             progress(out.size)
         token, previous = str(meta.get("continue") or ""), token
