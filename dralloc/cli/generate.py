@@ -121,8 +121,9 @@ def node_types(args: argparse.Namespace) -> list[tuple[NodeType, int]]:
 
 
 def run_cluster(args: argparse.Namespace) -> int:
+    from dralloc.io.progress import Reporter, counter
     from dralloc.planner.generate import clusters as gen
-    from dralloc.planner.generate.emit import stderr_progress, write_dir, write_groups
+    from dralloc.planner.generate.emit import write_dir, write_groups
 
     types = node_types(args)
     total = sum(n for _, n in types)
@@ -132,10 +133,12 @@ def run_cluster(args: argparse.Namespace) -> int:
         if args.output not in ("yaml", "json"):
             raise InputError(f"--out-dir writes yaml or json files, not {args.output}")
         root = common.output_dir(args.out_dir, "--out-dir")
-        paths = write_dir(classes, groups, root, args.per_file, total, args.output, stderr_progress("generate"))
+        rep = Reporter(True)   # files written: progress in a log too
+        paths = write_dir(classes, groups, root, args.per_file, total, args.output, counter(rep, "generate: nodes"))
+        rep.finish()
         print(f"wrote {paths[0]} and {len(paths) - 1} node file(s) ({total} nodes) in {args.out_dir}", file=sys.stderr)
         return 0
-    show = stderr_progress("generate") if total >= 2 * PROGRESS_EVERY else None
+    show = counter(Reporter(True), "generate: nodes") if total >= 2 * PROGRESS_EVERY else None
     everything = itertools.chain([classes], _counting(groups, total, show))  # streamed
     if args.output in ("table", "wide"):
         objects.emit([d for g in everything for d in g], args.output)

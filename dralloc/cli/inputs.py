@@ -23,6 +23,7 @@ from dralloc.cli.common import parse_features, progress, release_of, sources, wa
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
 from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
+from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
 from dralloc.io.parse import iter_documents
@@ -45,7 +46,7 @@ def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True,
     return admit(objs) if admission else objs
 
 
-def _find_pod(objs: ObjectSet, key: str) -> Pod:
+def find_pod(objs: ObjectSet, key: str) -> Pod:
     ns, _, name = key.rpartition("/")
     for pod in objs.pods:
         if pod.name == name and pod.namespace == (ns or "default"):
@@ -59,7 +60,7 @@ def pod_claims(objs: ObjectSet, pod: Pod) -> list[ResourceClaim]:
         ns, _, name = key.partition("/")
         return next((t for t in objs.templates if t.name == name and (t.namespace or "default") == ns), None)
 
-    return claims_of_pod(pod, objs.claim, template)
+    return claims_of_pod(pod, objs.claim, template, GangReader(objs))
 
 
 def _node(args: argparse.Namespace, objs: ObjectSet, name: str | None, pod: Pod | None) -> Node:
@@ -130,7 +131,7 @@ def resolve(args: argparse.Namespace) -> Target:
         return _from_scenario(sc, args)
     objs = read(args, args.files)
     features = parse_features(args.features, release_of(args))
-    pod = _find_pod(objs, args.pod) if args.pod else None
+    pod = find_pod(objs, args.pod) if args.pod else None
     if getattr(args, "all_nodes", False):
         node = Node(metadata=ObjectMeta(name=""))  # the caller tries every Node
     else:
@@ -147,7 +148,12 @@ def resolve(args: argparse.Namespace) -> Target:
 
 
 def problem_from_args(args: argparse.Namespace) -> Problem:
+    """The allocator's problem for the target; for a pod, its claims not
+    allocated yet (one allocated already, e.g. its PodGroup's, is held)."""
     t = resolve(args)
-    return build_problem(t.objs.slices, t.objs.classes, t.node, t.claims, allocated_claims(t.objs, t.claims),
+    claims = t.claims
+    if getattr(args, "pod", None):
+        claims = [c for c in claims if not (c.status and c.status.allocation)] or claims
+    return build_problem(t.objs.slices, t.objs.classes, t.node, claims, allocated_claims(t.objs, claims),
                          t.features, t.variant)
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cli import common
 from dralloc.planner.questions import QUESTIONS
 from dralloc.planner.simulate import POLICIES
+from dralloc.solver.limits import help_text
 
 if TYPE_CHECKING:
     from dralloc.planner.answer import Answer
@@ -42,7 +44,9 @@ def register(sub: Any) -> None:
                    help="node choice of the first-fit simulation: first feasible by name, or the feasible "
                         "node with the most / least DRA utilisation (as cluster-autoscaler computes it)")
     p.add_argument("--time-limit", type=common.seconds, metavar="SECONDS",
-                   help="CP-SAT time limit per model (default: none)")
+                   help=help_text("plan", "time limit of each CP-SAT model a question solves (each component or "
+                                  "part, each node count add-nodes tries; the configuration model's stages share "
+                                  "it)"))
     p.add_argument("--workers", type=common.POSITIVE, default=2, help="CP-SAT workers and sweep processes")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run sweeps on this Dask scheduler (tcp://host:port)")
     common.add_output(p, common.OUTPUTS, "table",
@@ -67,13 +71,14 @@ def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
 
     demands = [[d] for d in args.demand] or [[]]
     templates = [[t] for t in args.template_file] or [[]]
+    opts = replace(opts, progress=None)   # each answer runs in its own process: the sweep reports per answer
     with tempfile.TemporaryDirectory(prefix="dralloc-plan-") as folder:
         cluster = [*_snapshot(args, Path(folder)), *args.paths]
         if not cluster and not args.demand:
             common.sources(args, [])  # nothing to read: the one error
         tasks = [(args.question, cluster, d, opts, t, args.strict, args.last_wins)
                  for d in demands for t in templates]
-        dicts = run_all(answer_files, tasks, args.scheduler, args.workers)
+        dicts = run_all(answer_files, tasks, args.scheduler, args.workers, common.reporter(args))
     common.warn(args, sorted({w for d in dicts for w in d.get("warnings", [])}))
     return [Answer(d["question"], d["firstFit"], d["optimal"], d["gap"], {**d.get("detail", {}), **{
         "inputs": d["inputs"]}}) for d in dicts]
@@ -98,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
 
     feats = common.parse_features(args.features, common.release_of(args))
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
-                   template=args.template, progress=args.progress, add=args.add, gates=tuple(feats.gates()),
+                   template=args.template, progress=common.reporter(args), add=args.add, gates=tuple(feats.gates()),
                    kubernetes_version=feats.kubernetes_version)
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
         answers = _sweep(args, opts)

@@ -37,7 +37,8 @@ def register(sub: Any) -> None:
     p.add_argument("--no-compare", action="store_true", help="skip the replay against the Kubernetes allocator")
     p.add_argument("--no-pending", action="store_true", help="skip the analysis of pending pods")
     p.add_argument("--budget", type=common.NON_NEGATIVE, default=400,
-                   help="allocation calls the pending-pod analysis may make")
+                   help="allocation calls the pending-pod and gang analysis may make (default: %(default)s); "
+                        "an answer it leaves open is reported as not decided, never as does not fit")
     common.add_output(p, common.OUTPUTS, "table", "output format")
     p.add_argument("--fail-on", choices=LEVELS, default="error",
                    help="lowest finding level that makes the exit code 1")
@@ -72,6 +73,6 @@ def run(args: argparse.Namespace) -> int:
     order = _order(args.order, [pod_key(p) for p in objs.pods])
     variant = Variant(args.variant) if args.variant else None
     report = verify_state(objs, features, variant, compare=not args.no_compare, order=order,
-                          pending=not args.no_pending, budget=args.budget)
+                          pending=not args.no_pending, budget=args.budget, progress=common.reporter(args))
     common.emit(render(report, args.output))
     return EXIT_FINDINGS if report.failing(args.fail_on) else EXIT_OK

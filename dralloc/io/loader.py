@@ -34,6 +34,7 @@ from dralloc.io.progress import LoadProgress
 from dralloc.io.served import SeenMap, merge, record, unserved
 from dralloc.io.sources import SUFFIXES, Input, documents, expand, iter_files, release, size
 from dralloc.models import (
+    CompositePodGroup,
     DeviceClass,
     Node,
     Pod,
@@ -97,6 +98,7 @@ class ObjectSet:
     pods: list[Pod] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
     pod_groups: list[PodGroup] = field(default_factory=list)
+    composite_pod_groups: list[CompositePodGroup] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)    # documents of kinds dralloc does not read
     replaced: list[str] = field(default_factory=list)   # duplicates replaced (last_wins)
@@ -119,7 +121,7 @@ class ObjectSet:
         return {  # type: ignore[return-value]
             ResourceSlice: self.slices, DeviceClass: self.classes, ResourceClaim: self.claims,
             ResourceClaimTemplate: self.templates, Node: self.nodes, Pod: self.pods,
-            Workload: self.workloads, PodGroup: self.pod_groups,
+            Workload: self.workloads, PodGroup: self.pod_groups, CompositePodGroup: self.composite_pod_groups,
         }[type(obj)]
 
     def add(self, obj: TypedObject, where: str = "") -> None:
@@ -158,6 +160,7 @@ class ObjectSet:
         yield from self.pods
         yield from self.workloads
         yield from self.pod_groups
+        yield from self.composite_pod_groups
 
     @property
     def warnings(self) -> list[str]:

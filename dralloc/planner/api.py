@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet, load
+from dralloc.io.progress import Progress, counter
 from dralloc.models import Node
 from dralloc.planner.answer import Answer
 from dralloc.planner.questions import QUESTIONS
@@ -32,7 +32,7 @@ class Options:
     template: str | None = None        # node name for add-nodes
     gates: tuple[str, ...] | None = None  # None: the release's defaults
     kubernetes_version: str | None = None  # None: the default release (1.37)
-    progress: bool = False
+    progress: Progress | None = None   # told where long work is (dralloc.io.progress)
     add: int = 0                       # fit: with this many copies of the template (node or block) added
 
     def features(self) -> Features:
@@ -57,13 +57,6 @@ def without_allocations(objs: ObjectSet) -> ObjectSet:
     return out
 
 
-def _progress(on: bool) -> Any:
-    if not on:
-        return None
-    return lambda done, total: print(f"\r  nodes analysed: {done}/{total}", end="" if done < total else "\n",
-                                     file=sys.stderr)
-
-
 def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectSet | None = None) -> Answer:
     """The answer to ``question`` about ``objs`` (admitted first, as the
     template's objects)."""
@@ -80,7 +73,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     if question == "fragmentation" and (pending := pods_demand(objs)).pods and not pending.simple():
         return mixed_fragmentation(objs, pending, feats, opts.time_limit, opts.workers, opts.progress)
     if question == "fragmentation":
-        state = build_cluster(objs, Demand(), feats, progress=_progress(opts.progress))
+        state = build_cluster(objs, Demand(), feats, progress=counter(opts.progress, "nodes analysed"))
         empty = build_cluster(without_allocations(objs), Demand(), feats)
         ans = fragmentation(state, empty, opts.time_limit, opts.workers)
         ans.cluster = state
@@ -100,7 +93,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
             objs.add(o)
         nodes += template_objs.nodes
         keep = False
-    cluster = build_cluster(objs, demand, feats, nodes, progress=_progress(opts.progress))
+    cluster = build_cluster(objs, demand, feats, nodes, progress=counter(opts.progress, "nodes analysed"))
     ans = _ask(question, cluster, opts, keep)
     ans.cluster = cluster
     return ans
@@ -117,18 +110,18 @@ def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Optio
     if not opts.template:
         raise InputError("add-nodes needs --template NODE (a node of the cluster) or --template-file")
     return add_nodes_answer(objs, demand, feats, opts.template, template_objs, opts.time_limit, opts.workers,
-                            policy=opts.policy)
+                            policy=opts.policy, progress=opts.progress)
 
 
 def _ask(question: str, cluster: Cluster, opts: Options, keep: bool) -> Answer:
     if question == "fit":
-        return fit(cluster, opts.policy, opts.time_limit, opts.workers)
+        return fit(cluster, opts.policy, opts.time_limit, opts.workers, opts.progress)
     if question == "layout":
-        return layout(cluster, opts.policy, opts.time_limit, opts.workers)
+        return layout(cluster, opts.policy, opts.time_limit, opts.workers, opts.progress)
     if not opts.template:
         raise InputError("add-nodes needs --template NODE (a node of the cluster) or --template-file")
     return add_nodes(cluster, opts.template, opts.policy, time_limit=opts.time_limit,
-                     workers=opts.workers, keep=keep)
+                     workers=opts.workers, keep=keep, progress=opts.progress)
 
 
 def answer_files(question: str, cluster: Sequence[str], demand: Sequence[str], opts: Options,

@@ -145,7 +145,9 @@ def test_add_nodes_for_general_demand():
 def test_general_demand_through_the_api_and_its_errors():
     docs = [GPU_CLASS, *node("node-a", ["x", "x"]), template("two", 2), pod("p", ["two"])]
     ans = answer("fit", gen.objects(docs), Options(workers=1))
-    assert ans.first_fit["pods"] == 1 and ans.optimal["pods"] == 1 and ans.detail["model"] == "mixed"
+    # first-fit places the whole demand: that is the optimum, no model runs
+    assert ans.first_fit["pods"] == 1 and ans.optimal["pods"] == 1 and ans.detail["model"] == "first-fit"
+    assert ans.optimal["proven"] and "no search needed" in ans.optimal["notes"][0]
     assert answer("fit", gen.objects(docs), Options(policy="most", workers=1)).first_fit["policy"] == "most"
     with pytest.raises(InputError, match="layout"):
         answer("layout", gen.objects(docs), Options())

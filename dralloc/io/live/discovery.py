@@ -21,8 +21,9 @@ from dralloc.errors import InputError
 from dralloc.io import registry
 from dralloc.io.live.connect import Connection
 
-# Kinds whose API is off unless the cluster enables it: not served, no note.
-OPTIONAL_KINDS = frozenset({"Workload", "PodGroup"})
+# The group whose API is off unless the cluster enables it (the Workload API,
+# GenericWorkload): its kinds not served get no note.
+OPTIONAL_GROUP = "scheduling.k8s.io"
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,6 @@ def discover(conn: Connection) -> tuple[list[Served], list[str]]:
             reads = ", ".join(sorted(a for a, k in registry.supported() if k == kind))
             notes.append(f"{conn.label}: the server serves {kind} in {', '.join(sorted(f[0] for f in found))}, "
                          f"which dralloc does not read (it reads {reads}); no {kind} read")
-        elif kind not in OPTIONAL_KINDS:
+        elif not any(_group(a) == OPTIONAL_GROUP for a, k in registry.supported() if k == kind):
             notes.append(f"{conn.label}: the server does not serve {kind}; none read")
     return chosen, notes

@@ -76,6 +76,8 @@ def block_fit(objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodS
         return f"block model: {sol.status} within the time limit"
     out = GeneralResult(status=sol.status, value=sol.value, bound=sol.bound, parts=sol.block_types,
                         seconds=sol.wall_time, model="blocks")
+    out.stopped_by(sol.why)
+    out.notes.extend(sol.notes)
     got = materialise(objs, demand, sol, sim, features)
     why = got if isinstance(got, str) else verify_part(*got, sim, features)
     gval = greedy.weighted(demand)

@@ -48,7 +48,7 @@ from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.view.demand import one_device_claim
 from dralloc.planner.view.pods import PodDemand, PodsDemand
-from dralloc.solver.search import tie_break
+from dralloc.solver.search import run, tie_break
 
 MAX_DEVICES = 24        # selectable devices per pool beyond which the joint model is used
 MAX_LAYOUTS = 2000      # distinct kind multisets per pool beyond which the joint model is used
@@ -221,6 +221,8 @@ class BlockSolution:
     block_types: int = 0
     layouts: int = 0
     wall_time: float = 0.0
+    why: str | None = None          # why the search ended unfinished (search.Ran.why)
+    notes: list[str] = field(default_factory=list)
 
 
 def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
@@ -253,8 +255,9 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     solver.parameters.max_time_in_seconds = time_limit
-    code = solver.solve(m)
-    out = BlockSolution(solver.status_name(code), block_types=len(btypes), layouts=len(x))
+    ran = run(solver, m)
+    code = ran.status
+    out = BlockSolution(ran.name, block_types=len(btypes), layouts=len(x), why=ran.why, notes=ran.notes)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         out.value, out.bound = round(solver.objective_value), round(solver.best_objective_bound)
         # the canonical answer among equally good ones: block types' layouts, then groups' kinds, in order

@@ -35,7 +35,7 @@ from dralloc.planner.simulate.podsim import done
 from dralloc.planner.view.pods import PodDemand
 from dralloc.solver.cpsat import decode, fill
 from dralloc.solver.outcome import Outcome, Status
-from dralloc.solver.search import tie_break
+from dralloc.solver.search import run, tie_break
 
 Var = cp_model.IntVar
 
@@ -69,6 +69,8 @@ class PartResult:
     placed: dict[str, str] = field(default_factory=dict)                    # replica key -> node
     claims: dict[str, list[ResourceClaim]] = field(default_factory=dict)    # node -> claims allocated there
     wall_time: float = 0.0
+    why: str | None = None          # why the search ended unfinished (search.Ran.why)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -273,8 +275,9 @@ class JointModel:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = workers
         solver.parameters.max_time_in_seconds = time_limit
-        code = solver.solve(self.m)
-        res = PartResult(solver.status_name(code))
+        ran = run(solver, self.m)
+        code = ran.status
+        res = PartResult(ran.name, why=ran.why, notes=ran.notes)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             res.bound = round(solver.best_objective_bound)
             res.value = round(solver.objective_value)

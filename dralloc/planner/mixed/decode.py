@@ -37,6 +37,7 @@ from dralloc.solver.cpsat import decode, fill
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import ReplaySearch, StepLimitReached
 from dralloc.solver.results import build_allocation
+from dralloc.solver.search import run
 
 REPLAY_STEPS = 300      # Kubernetes' search per node content, before CP-SAT takes over
 CPSAT_SECONDS = 30.0
@@ -196,7 +197,7 @@ class Allocator:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.max_time_in_seconds = CPSAT_SECONDS
-        if solver.solve(enc.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if not run(solver, enc.model).found:
             return None
         out = Outcome(Status.ERROR, "optimal", node.name, [])
         fill(out, enc, *decode(enc, solver))

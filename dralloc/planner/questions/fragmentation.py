@@ -21,7 +21,8 @@ from dralloc.planner.pattern.layouts import enumerate_layouts
 from dralloc.planner.pattern.model import Group, PatternModel, Supply
 from dralloc.planner.view.cluster import Cluster, Unit
 from dralloc.planner.view.utilisation import node_utilisation, pool_utilisation
-from dralloc.solver.limits import limit_or_default, stopped
+from dralloc.solver.limits import limit_or_default
+from dralloc.solver.proof import meets, optimum
 
 __all__ = ["fragmentation", "node_utilisation", "pool_utilisation", "repack", "unit_report"]
 
@@ -70,9 +71,10 @@ def repack(cluster: Cluster, empty: Cluster, time_limit: float | None = None,
     model = PatternModel([s for s in sup if s.layouts], groups)
     model.fewest_units()
     res = model.solve(time_limit, workers)
-    out = {"status": res.status, "proven": res.proven, "units": res.objective, "partitions": wanted}
-    if res.status in ("FEASIBLE", "UNKNOWN"):
-        out["stopped"] = stopped(limit_or_default(time_limit), "CP-SAT")
+    proven = res.proven or meets(res.objective, res.bound, maximize=False)
+    out = {**optimum(res.objective, res.bound, res.status, False, res.why, limit_or_default(time_limit, "plan")),
+           "units": res.objective, "partitions": wanted}
+    out.update(status="OPTIMAL" if proven else out["status"], proven=proven)
     return out
 
 

@@ -17,10 +17,13 @@ from typing import Any
 
 from dralloc.features import Features
 from dralloc.io import ObjectSet
+from dralloc.io.progress import Progress
 from dralloc.models import AllocationResult, ResourceClaim
 from dralloc.planner.answer import Answer
 from dralloc.planner.questions.general import fit_answer, general_fit, placed_gangs
 from dralloc.planner.view.pods import PodDemand, PodsDemand
+from dralloc.solver.limits import limit_or_default
+from dralloc.solver.proof import optimum
 
 
 def _node_of(alloc: AllocationResult | None) -> str | None:
@@ -61,7 +64,7 @@ def repack_demand(objs: ObjectSet, demand: PodsDemand) -> tuple[PodsDemand, dict
 
 
 def mixed_fragmentation(objs: ObjectSet, demand: PodsDemand, features: Features, time_limit: float | None,
-                        workers: int, progress: bool = False) -> Answer:
+                        workers: int, progress: Progress | None = None) -> Answer:
     now = fit_answer(objs, demand, features, time_limit, workers, progress)
     rp, where = repack_demand(objs, demand)
     _, best = general_fit(_emptied(objs), rp, features, None, time_limit, workers, progress=progress)
@@ -69,8 +72,12 @@ def mixed_fragmentation(objs: ObjectSet, demand: PodsDemand, features: Features,
     after = sum(n for name, n in best.served.items() if name in pending)
     replaced = sum(1 for k in where if best.served.get(k))
     moved = sum(1 for k, n in where.items() if best.placed.get(f"{k}#0") not in (None, n))
+    proven = best.proven and now.optimal.get("proven", False)
+    claim = optimum(best.value, best.bound, best.status, why=best.why, limit=limit_or_default(time_limit, "plan"))
+    stopped = claim.get("stopped") or now.optimal.get("stopped")
     ans = Answer("fragmentation", {k: now.first_fit[k] for k in ("policy", "pods", "gangs") if k in now.first_fit},
-                 {"status": best.status, "proven": best.proven and now.optimal.get("proven", False),
+                 {"status": "OPTIMAL" if proven else "FEASIBLE", "proven": proven,
+                  **({"stopped": stopped} if stopped and not proven else {}),
                   "pods": now.optimal["pods"], "podsAfterRepack": after, "allocatedClaims": len(where),
                   "replaced": replaced, "moved": moved})
     if demand.gangs:
