@@ -111,3 +111,23 @@ def test_the_same_object_in_a_file_and_the_cluster_is_read_once(apiserver: FakeA
     assert code == 2
     assert f"{other}#0: DeviceClass gpu: duplicate DeviceClass gpu: also defined at context test: deviceclasses." \
            "resource.k8s.io gpu" in err
+
+
+def test_every_command_that_reads_objects_reads_a_cluster_without_files() -> None:
+    """The cluster options come with the shared input options, so every
+    command reading objects has them, and none of them then needs a file."""
+    import argparse
+
+    from dralloc.cli.main import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    live = set()
+    for name, p in sub.choices.items():
+        options = {o for a in p._actions for o in a.option_strings}
+        if not {"--kubeconfig", "--context", "-n", "-A"} <= options:
+            continue
+        live.add(name)
+        files = [a for a in p._actions if not a.option_strings and a.dest != "question"]
+        assert files and all(a.nargs in ("*", "?") for a in files), name
+    assert {"allocate", "explain", "encode", "verify", "plan", "validate", "flatten", "compare-versions"} <= live
+    assert not live & {"check", "generate", "convert"}   # scenario files and generators: no cluster
