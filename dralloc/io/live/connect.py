@@ -46,6 +46,18 @@ def client_config() -> Any:
     return config
 
 
+def _configuration() -> Any:
+    """The client's configuration before the kubeconfig fills it: a refused
+    or reset connection is tried once more, a read that timed out is not
+    (so a request takes at most about its timeout, as kubectl's)."""
+    from kubernetes.client import Configuration
+    from urllib3.util.retry import Retry
+
+    cfg = Configuration()
+    cfg.retries = Retry(total=1, read=0, redirect=3, raise_on_status=False)
+    return cfg
+
+
 def kubeconfig_files(given: str | None) -> str:
     """The kubeconfig path list kubectl would read: ``given``, else
     ``$KUBECONFIG`` (paths joined by ``os.pathsep``), else ``~/.kube/config``."""
@@ -59,8 +71,8 @@ def _existing(paths: str) -> list[str]:
 
 
 def _shown(paths: str) -> str:
-    parts = [p for p in paths.split(os.pathsep) if p]
-    return parts[0] if len(parts) == 1 else "the kubeconfig files " + ", ".join(parts)
+    """The kubeconfig file, or the files of a list, as messages name them."""
+    return ", ".join(p for p in paths.split(os.pathsep) if p)
 
 
 def _config_error(e: BaseException) -> str:
@@ -89,7 +101,8 @@ class Connection:
         self.context = self._pick(context, shown)
         try:
             self.client: Any = config.new_client_from_config(config_file=self.files, context=self.context,
-                                                             persist_config=False)
+                                                             persist_config=False,
+                                                             client_configuration=_configuration())
         except Exception as e:  # the client raises ConfigException, YAML, OS and type errors on a bad file
             raise InputError(f"kubeconfig {shown}: context {self.context}: {_config_error(e)}") from None
         self.server = str(self.client.configuration.host)
@@ -211,10 +224,11 @@ def _reason(e: BaseException) -> str:
     return str(inner if isinstance(inner, BaseException) else e)
 
 
-_OBJECT_PREFIX = re.compile(r"<[^>]*>:\s*")
+_OBJECT_PREFIX = re.compile(r"(<[^>]*>|\w+Connection(Pool)?\(host=[^)]*\)):\s*")
 
 
 def _short(text: str) -> str:
-    """One line without urllib3's ``<...Connection object at 0x...>:`` prefixes."""
+    """One line without urllib3's ``<...Connection object at 0x...>:`` and
+    ``HTTPSConnection(host=..., port=...):`` prefixes."""
     text = _OBJECT_PREFIX.sub("", text)
     return " ".join(text.split())
