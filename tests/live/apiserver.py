@@ -78,20 +78,29 @@ DRA = (("resourceslices", "ResourceSlice", False), ("deviceclasses", "DeviceClas
        ("resourceclaims", "ResourceClaim", True), ("resourceclaimtemplates", "ResourceClaimTemplate", True))
 CORE = [*_resources("", "v1", (("nodes", "Node", False), ("pods", "Pod", True), ("namespaces", "Namespace", False)))]
 OTHER = [*_resources("apps", "v1", (("deployments", "Deployment", True),)),
-         *_resources("scheduling.k8s.io", "v1", (("priorityclasses", "PriorityClass", False),))]
+         *_resources("scheduling.k8s.io", "v1", (("priorityclasses", "PriorityClass", False),)),
+         *_resources("policy", "v1", (("poddisruptionbudgets", "PodDisruptionBudget", True),))]
+TAINT_RULES = (("devicetaintrules", "DeviceTaintRule", False),)
 
 
-def served(release: str, workload_api: bool = True) -> list[Resource]:
+def served(release: str, workload_api: bool = True, device_taints: bool = True) -> list[Resource]:
     """What an API server of ``release`` serves of the kinds dralloc reads
     (kubernetes/api register.go per tag; the Workload API's versions as
-    enabled unless not ``workload_api``, its default), plus a few other kinds."""
+    enabled unless not ``workload_api``, its default; DeviceTaintRule's,
+    from v1alpha3 in 1.33, v1beta2 in 1.36, v1 in 1.37, unless not
+    ``device_taints``), plus a few other kinds."""
     minor = int(release.split(".")[1])
     out = [*CORE, *OTHER]
+
+    def taints(since: int) -> tuple[tuple[str, str, bool], ...]:
+        return TAINT_RULES if device_taints and minor >= since else ()
+
     if minor >= 34:
-        out += _resources("resource.k8s.io", "v1", DRA)
-    out += _resources("resource.k8s.io", "v1beta2", DRA)
+        out += _resources("resource.k8s.io", "v1", (*DRA, *taints(37)))
+    out += _resources("resource.k8s.io", "v1beta2", (*DRA, *taints(36)))
     if minor <= 37:
         out += _resources("resource.k8s.io", "v1beta1", DRA)
+    out += _resources("resource.k8s.io", "v1alpha3", taints(33))
     gangs = {35: [("v1alpha1", (("workloads", "Workload", True),))],
              36: [("v1alpha2", (("workloads", "Workload", True), ("podgroups", "PodGroup", True)))],
              37: [("v1beta1", (("workloads", "Workload", True), ("podgroups", "PodGroup", True))),

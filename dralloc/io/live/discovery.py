@@ -7,9 +7,11 @@ version priority (GA, then beta, then alpha; higher numbers first), so a
 1.34+ cluster's DRA objects are read in resource.k8s.io/v1 without
 conversion, a 1.36 cluster's gangs in scheduling.k8s.io/v1alpha2.
 
-A kind the server serves only in versions dralloc does not read, and a DRA
-kind it does not serve at all, get a note (a warning line); the Workload API
-being off (its default) is said nothing of: the cluster has no gangs."""
+A kind the server serves only in versions dralloc does not read, and a kind
+it does not serve at all, get a note (a warning line); an API a cluster may
+leave off (the Workload API, off by default; DeviceTaintRule, the
+DRADeviceTaints API) is said nothing of when off: the cluster then has none
+of its objects."""
 
 from __future__ import annotations
 
@@ -21,9 +23,9 @@ from dralloc.errors import InputError
 from dralloc.io import registry
 from dralloc.io.live.connect import Connection
 
-# The group whose API is off unless the cluster enables it (the Workload API,
-# GenericWorkload): its kinds not served get no note.
-OPTIONAL_GROUP = "scheduling.k8s.io"
+# The kinds of APIs a cluster may leave off (the Workload API's, GenericWorkload;
+# DeviceTaintRule, DRADeviceTaints): one not served gets no note.
+OPTIONAL_KINDS = frozenset({"Workload", "PodGroup", "CompositePodGroup", "DeviceTaintRule"})
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,6 @@ def discover(conn: Connection) -> tuple[list[Served], list[str]]:
             reads = ", ".join(sorted(a for a, k in registry.supported() if k == kind))
             notes.append(f"{conn.label}: the server serves {kind} in {', '.join(sorted(f[0] for f in found))}, "
                          f"which dralloc does not read (it reads {reads}); no {kind} read")
-        elif not any(_group(a) == OPTIONAL_GROUP for a, k in registry.supported() if k == kind):
+        elif kind not in OPTIONAL_KINDS:
             notes.append(f"{conn.label}: the server does not serve {kind}; none read")
     return chosen, notes
