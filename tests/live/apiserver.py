@@ -81,6 +81,10 @@ OTHER = [*_resources("apps", "v1", (("deployments", "Deployment", True),)),
          *_resources("scheduling.k8s.io", "v1", (("priorityclasses", "PriorityClass", False),)),
          *_resources("policy", "v1", (("poddisruptionbudgets", "PodDisruptionBudget", True),))]
 TAINT_RULES = (("devicetaintrules", "DeviceTaintRule", False),)
+# the README's dump command's resources, in its order
+DUMP_ORDER = ("nodes", "pods", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
+              "poddisruptionbudgets", "priorityclasses", "devicetaintrules", "workloads", "podgroups",
+              "compositepodgroups")
 
 
 def served(release: str, workload_api: bool = True, device_taints: bool = True) -> list[Resource]:
@@ -215,12 +219,10 @@ class FakeAPIServer:
         return out
 
     def objects(self) -> list[dict[str, Any]]:
-        """Every object now, in the order of the README's dump command (nodes,
-        pods, resourceslices, deviceclasses, resourceclaims,
-        resourceclaimtemplates, workloads, podgroups), each kind in key order,
-        with apiVersion and kind, as ``kubectl get ... -o yaml`` prints them."""
-        order = ("nodes", "pods", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
-                 "workloads", "podgroups")
+        """Every object now, in the order of the README's dump command
+        (:data:`DUMP_ORDER`), each kind in key order, with apiVersion and
+        kind, as ``kubectl get ... -o yaml`` prints them."""
+        order = DUMP_ORDER
         out = []
         for plural in order:
             for r in self.resources:

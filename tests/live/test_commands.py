@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dralloc.cli.main import main
-from tests.live.apiserver import ROOT, FakeAPIServer, Resource, objects_of
+from tests.live.apiserver import DUMP_ORDER, ROOT, FakeAPIServer, Resource, objects_of, served
 from tests.live.clusters import gpu_cluster
 from tests.live.test_listing import THOUSAND
 
@@ -131,3 +131,22 @@ def test_every_command_that_reads_objects_reads_a_cluster_without_files() -> Non
         assert files and all(a.nargs in ("*", "?") for a in files), name
     assert {"allocate", "explain", "encode", "verify", "plan", "validate", "flatten", "compare-versions"} <= live
     assert not live & {"check", "generate", "convert"}   # scenario files and generators: no cluster
+
+
+def test_the_readme_dump_command_names_every_kind_the_cluster_is_read_for() -> None:
+    """The README's and docs/inputs.md's kubectl dump command lists what
+    reading the cluster lists: every kind of the registry (the one list of
+    kinds dralloc reads), so a dump and --context hold the same objects."""
+    import re
+
+    from dralloc.io import registry
+
+    kinds = {r.plural: r.kind for r in served("1.37")}
+    for doc in ("README.md", "docs/inputs.md"):
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        commands = re.findall(r"kubectl get ([\w.,]+) -A -o yaml > dump.yaml", text)
+        assert commands, doc
+        for names in commands:
+            plurals = [n.split(".")[0] for n in names.split(",")]
+            assert tuple(plurals) == DUMP_ORDER, doc
+            assert sorted(kinds[p] for p in plurals) == sorted(registry.MODELS), doc
