@@ -150,3 +150,16 @@ def test_the_readme_dump_command_names_every_kind_the_cluster_is_read_for() -> N
             plurals = [n.split(".")[0] for n in names.split(",")]
             assert tuple(plurals) == DUMP_ORDER, doc
             assert sorted(kinds[p] for p in plurals) == sorted(registry.MODELS), doc
+
+
+def test_reading_files_does_not_load_the_client() -> None:
+    """The kubernetes client (about 2 s to import on a busy machine) is
+    loaded only when a cluster is read: a command on files never imports it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from dralloc.cli.main import main; "
+            f"c = main(['verify', {str(ROOT / EXAMPLE)!r}, '-o', 'yaml']); "
+            "print(c, sorted(m for m in sys.modules if m.split('.')[0] in ('kubernetes', 'urllib3')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] in ("0 []", "1 []"), done.stdout[-500:]
