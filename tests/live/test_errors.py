@@ -242,3 +242,30 @@ def test_the_command_line_prints_no_traceback(no_home: Path) -> None:
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "cannot reach the API server" in done.stderr
+
+
+def test_the_documented_cluster_role_is_enough(apiserver: FakeAPIServer, kubeconfig: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/inputs.md's ClusterRole, as RBAC would apply it (a list is allowed
+    when a rule names its group, resource and the verb): every command
+    reads the cluster with it, and leaving a resource out is that 403."""
+    import re
+
+    import yaml
+
+    from tests.live.apiserver import ROOT, objects_of
+
+    doc = (ROOT / "docs/inputs.md").read_text(encoding="utf-8")
+    role = yaml.safe_load(re.search(r"```yaml\n(apiVersion: rbac.*?)```", doc, re.S).group(1))  # type: ignore[union-attr]
+    granted = {(g, r) for rule in role["rules"] if "list" in rule["verbs"]
+               for g in rule["apiGroups"] for r in rule["resources"]}
+    apiserver.add(objects_of("examples/makeroom/cluster.yaml", "examples/makeroom/budget.yaml"))
+    apiserver.allow = lambda user, verb, r, ns: (r.group, r.plural) in granted
+    assert main(["validate", "--context", "test"]) == 0, capsys.readouterr().err
+    assert "16 object(s) read" in capsys.readouterr().err
+    listed = {(r.path.split("/")[2] if r.path.startswith("/apis/") else "", r.path.rsplit("/", 1)[1])
+              for r in apiserver.requests if r.query.get("limit")}
+    assert listed <= granted and len(listed) == 12
+    granted.discard(("policy", "poddisruptionbudgets"))
+    assert one_line(["validate", "--context", "test"], capsys).startswith(
+        'poddisruptionbudgets.policy is forbidden: User "admin" cannot list resource "poddisruptionbudgets"')
