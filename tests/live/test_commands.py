@@ -129,7 +129,8 @@ def test_every_command_that_reads_objects_reads_a_cluster_without_files() -> Non
         live.add(name)
         files = [a for a in p._actions if not a.option_strings and a.dest != "question"]
         assert files and all(a.nargs in ("*", "?") for a in files), name
-    assert {"allocate", "explain", "encode", "verify", "plan", "validate", "flatten", "compare-versions"} <= live
+    assert {"allocate", "explain", "encode", "verify", "plan", "validate", "flatten", "compare-versions",
+            "availability"} <= live
     assert not live & {"check", "generate", "convert"}   # scenario files and generators: no cluster
 
 
@@ -163,3 +164,20 @@ def test_reading_files_does_not_load_the_client() -> None:
             "print(c, sorted(m for m in sys.modules if m.split('.')[0] in ('kubernetes', 'urllib3')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] in ("0 []", "1 []"), done.stdout[-500:]
+
+
+def test_availability_counts_shapes_of_a_file_on_the_live_cluster(apiserver: FakeAPIServer, kubeconfig: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """availability on the cluster with a --shape file: the shapes are the
+    file's alone (not the cluster's claims too), the answer the files'."""
+    files = [str(ROOT / "examples/availability" / f) for f in ("cluster.yaml", "held.yaml")]
+    apiserver.add(objects_of(*files))
+    shape = ["--shape", str(ROOT / "examples/availability/pair.yaml"), "-o", "yaml"]
+    expected = run(["availability", *files, *shape], capsys)
+    got = run(["availability", "--context", "test", *shape], capsys)
+    assert got[:2] == expected[:2] and expected[0] == 0, got[2]
+    import yaml
+
+    heads = [d for d in yaml.safe_load_all(got[1]) if d.get("kind") != "ResourcePoolStatusRequest"]
+    assert [[s["name"] for s in n["shapes"]] for h in heads for n in h["status"]["nodes"]] == [["pair"]]
+    assert heads[0]["status"]["nodes"][0]["shapes"][0]["fits"] == 3   # examples/availability/README.md
