@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from dralloc.checker.rules import with_allocation
+from dralloc.cluster.guard import Basis, claim_changed, new_violations, result_pools, stale
 from dralloc.cluster.ledger import claim_key
 from dralloc.cluster.pods import pod_claims
-from dralloc.cluster.store import ClusterStore
+from dralloc.cluster.store import ClusterStore, NodeView
 from dralloc.errors import InputError
 from dralloc.features import Features, Variant
 from dralloc.inventory.problem import Problem, build_problem
@@ -82,15 +83,15 @@ class Cluster(ClusterStore):
         one the cluster holds (any name when it holds none, or without
         admission). Nothing is committed. ``cancel``: an event another thread
         may set to stop the searches (Kubernetes' context-canceled error)."""
-        target = self._target(node)
         todo = self._todo(claims, pod)
-        view = self.view(target)
-        held = self.held_for(view, {claim_key(c) for c in todo})
+        target, view, held, basis = self._read(node, todo)
         extra: dict[str, Any] = {"mode": mode} if mode is not None else {}
-        return allocate(view.objects, target, todo, allocated=held, features=self.features,
-                        variant=self.variant, objective=objective, time_limit=time_limit,
-                        share_ids=share_ids, verify=verify, admission=False, compare=compare,
-                        compare_time_limit=compare_time_limit, cancel=cancel, **extra)
+        out = allocate(view.objects, target, todo, allocated=held, features=self.features,
+                       variant=self.variant, objective=objective, time_limit=time_limit,
+                       share_ids=share_ids, verify=verify, admission=False, compare=compare,
+                       compare_time_limit=compare_time_limit, cancel=cancel, **extra)
+        out.basis = basis
+        return out
 
     def each_node(self, claims: ClaimsArg = None, *, pod: PodArg = None,
                   nodes: Iterable[Node | str] | None = None, **how: Any) -> Iterator[tuple[Node, Outcome]]:
@@ -117,7 +118,15 @@ class Cluster(ClusterStore):
     def commit(self, outcome: Outcome, claims: ClaimsArg = None) -> list[ResourceClaim]:
         """Record an answer: each claim with devices becomes allocated (its
         ``status.allocation`` set). ``claims`` are the claim objects the
-        answer was computed for (default: looked up by the answer's keys)."""
+        answer was computed for (default: looked up by the answer's keys).
+
+        The answer is checked against the current state first
+        (:mod:`dralloc.cluster.guard`): one that no longer holds -- a device
+        it names was committed meanwhile by another answer, a counter would
+        be overdrawn, one of its claims changed -- is refused with a
+        :class:`~dralloc.errors.StaleAnswerError` naming the device or claim,
+        and nothing is recorded. Check and record are one step under the
+        cluster's lock."""
         if outcome.status not in (Status.ALLOCATED, Status.PARTIAL) or outcome.allocations is None:
             raise InputError(f"cannot commit an answer that allocated nothing ({outcome.status.value})")
         if claims is None:
@@ -130,22 +139,55 @@ class Cluster(ClusterStore):
             raise InputError(f"the answer has {len(outcome.allocations)} allocations for {len(objs)} claims")
         done = [with_allocation(c, a) for c, a in zip(objs, outcome.allocations, strict=True)
                 if a.devices is not None]
-        for c in done:
-            self._record(c)   # admitted by _todo
+        with self._lock:
+            self._ensure_fresh(outcome, objs)
+            for c in done:
+                self._record(c)   # admitted by _todo
         return done
 
     def problem(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None) -> Problem:
         """The allocator's normalised problem for the claims on ``node``
         (pools, allocated state, request slots), for explanations and models
         built on the inventory."""
-        target = self._target(node)
         todo = self._todo(claims, pod)
-        view = self.view(target)
-        held = self.held_for(view, {claim_key(c) for c in todo})
+        target, view, held, _ = self._read(node, todo)
         return build_problem(view.objects.slices, view.objects.classes, target, todo, held,
                              self.features, self.variant)
 
     # ------------------------------------------------------------ helpers
+
+    def _read(self, node: Node | str, todo: list[ResourceClaim]) -> tuple[Node, NodeView, list[ResourceClaim], Basis]:
+        """What an answer on ``node`` is computed from, read at one moment
+        (under the lock): the node, its view, the allocated claims it sees
+        (not ``todo``'s own), and the answer's basis."""
+        keys = [claim_key(c) for c in todo]
+        with self._lock:
+            target = self._target(node)
+            view = self.view(target)
+            held = self.held_for(view, set(keys))
+            basis = Basis(self._token, self._changes.clock, target, tuple((k, self._claims.get(k)) for k in keys))
+        return target, view, held, basis
+
+    def _ensure_fresh(self, outcome: Outcome, claims: list[ResourceClaim]) -> None:
+        """Refuse an answer that no longer holds (:mod:`dralloc.cluster.guard`);
+        called under the lock."""
+        basis = outcome.basis if isinstance(outcome.basis, Basis) and outcome.basis.owner is self._token else None
+        if basis is not None:
+            for key, then in basis.claims:
+                now = self._claims.get(key)
+                if now is not then:
+                    raise claim_changed(key, then, now)
+        node = basis.node if basis is not None else self.node(outcome.node)
+        view = self.view(node)
+        allocations = outcome.allocations or []
+        pools = view.pools | result_pools(allocations)
+        if basis is not None and not self._changes.since(basis.clock, pools, node.name):
+            return
+        held = self.held_for(view, {claim_key(c) for c in claims})
+        found = new_violations(view.objects.slices, view.objects.classes, node, claims, allocations, held,
+                               self.features, self.variant, outcome.findings)
+        if found:
+            raise stale(node, found)
 
     def _target(self, node: Node | str) -> Node:
         if isinstance(node, Node):

@@ -2,15 +2,23 @@
 objects are added, replaced and removed, and as claims are allocated and
 released. Every lookup an allocation call needs is a dictionary access; the
 per-node view (the slices of the pools that can concern the node) is cached
-and dropped only when one of its pools or the node changes."""
+and dropped only when one of its pools or the node changes.
+
+Every method that reads or changes the state takes the store's lock (a
+re-entrant one), so a cluster may be shared between threads; every change is
+stamped (:class:`~dralloc.cluster.guard.Changes`) for commit's staleness check."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import wraps
+from typing import Any, TypeVar
 
 from dralloc.cluster.foreign import ForeignPools
+from dralloc.cluster.guard import Changes
 from dralloc.cluster.index import EVERY_NODE, Key, PoolKey, SliceIndex, pool_key
 from dralloc.cluster.ledger import Ledger, claim_key, is_allocated, normal_key, result_pools
 from dralloc.cluster.order import NodeTree
@@ -43,6 +51,18 @@ def _ns_key(obj: TypedObject) -> str:
     return f"{obj.namespace or 'default'}/{obj.name}"
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def locked(method: F) -> F:
+    """Run ``method`` holding the store's lock."""
+    @wraps(method)
+    def run(self: ClusterStore, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run  # type: ignore[return-value]
+
+
 class ClusterStore:
     def __init__(self, features: Features, variant: Variant, admission: bool = True) -> None:
         self.features = features
@@ -60,6 +80,9 @@ class ClusterStore:
         self._views: dict[str, NodeView] = {}
         self._viewers: dict[PoolKey, set[str]] = {}      # pool -> nodes whose cached view holds it
         self._journal: list[tuple[str, ResourceClaim | None, int | None]] | None = None   # for trial()
+        self._lock = threading.RLock()
+        self._changes = Changes()
+        self._token = object()   # names this cluster in the answers it gives (Basis.owner)
 
     # ------------------------------------------------------------ adding objects
 
@@ -69,7 +92,9 @@ class ClusterStore:
         for namespaced kinds) replaces the one held. ResourceClaims with an
         allocation count as allocated."""
         items = list(objects.all() if isinstance(objects, ObjectSet) else objects)
-        self._add_all([admit_object(o) for o in items] if self.admission else items)
+        items = [admit_object(o) for o in items] if self.admission else items
+        with self._lock:
+            self._add_all(items)
 
     def _add_all(self, items: Iterable[TypedObject]) -> None:
         for obj in items:
@@ -91,17 +116,26 @@ class ClusterStore:
                 raise InputError(f"a cluster holds no {type(obj).__name__} objects")
 
     def _add_class(self, cls: DeviceClass) -> None:
-        for i, c in enumerate(self._classes):
-            if c.name == cls.name:
-                self._classes[i] = cls
-                return
-        self._classes.append(cls)   # node views share this list
+        """A new list (answers being computed keep the one they read), and
+        every cached view dropped."""
+        classes = list(self._classes)
+        at = next((i for i, c in enumerate(classes) if c.name == cls.name), None)
+        if at is None:
+            classes.append(cls)
+        else:
+            classes[at] = cls
+        self._classes = classes
+        self._changes.class_changed()
+        self._views.clear()
+        self._viewers.clear()
 
     def add_slices(self, slices: Iterable[ResourceSlice]) -> None:
         """Add slices (admitted); a slice with the name of one held replaces
         it, in its place (input order matters to the stable allocator)."""
-        for s in slices:
-            self._put_slice(admit_object(s) if self.admission else s)
+        items = [admit_object(s) if self.admission else s for s in slices]
+        with self._lock:
+            for s in items:
+                self._put_slice(s)
 
     def _put_slice(self, s: ResourceSlice) -> None:
         seqs = self._index.names.get(s.name, [])
@@ -111,6 +145,7 @@ class ClusterStore:
         _, keys = self._index.add(s, seq)
         self._touch_pool(pool_key(s), keys)
 
+    @locked
     def remove_slices(self, names: Iterable[str]) -> list[ResourceSlice]:
         """Remove the slices with these names; returns what was removed."""
         out = []
@@ -125,6 +160,7 @@ class ClusterStore:
         return s
 
     def _touch_pool(self, pool: PoolKey, keys: set[Key]) -> None:
+        self._changes.pool(pool)
         self._foreign.slices_changed(pool)
         for name in self._viewers.pop(pool, set()):
             self._forget(name)
@@ -141,15 +177,20 @@ class ClusterStore:
 
     def add_node(self, node: Node) -> None:
         """Add or replace (by name) a Node."""
-        self._put_node(admit_object(node) if self.admission else node)
+        node = admit_object(node) if self.admission else node
+        with self._lock:
+            self._put_node(node)
 
     def _put_node(self, node: Node) -> None:
+        self._changes.node(node.name)
         self._nodes[node.name] = node
         self._tree.add(node)
         self._forget(node.name)
 
+    @locked
     def remove_node(self, name: str, slices: bool = True) -> Node | None:
         """Remove a Node and (``slices``) the slices bound to it by nodeName."""
+        self._changes.node(name)
         node = self._nodes.pop(name, None)
         self._tree.remove(name)
         self._forget(name)
@@ -172,7 +213,9 @@ class ClusterStore:
     def record(self, claim: ResourceClaim) -> None:
         """Hold ``claim`` as it is (allocated or not; admitted first unless
         the cluster takes its input without admission), replacing one of its key."""
-        self._record(admit_object(claim) if self.admission else claim)
+        claim = admit_object(claim) if self.admission else claim
+        with self._lock:
+            self._record(claim)
 
     def _record(self, claim: ResourceClaim) -> None:
         key = claim_key(claim)
@@ -182,7 +225,7 @@ class ClusterStore:
 
     def _put(self, key: str, claim: ResourceClaim | None, seq: int | None = None) -> None:
         for p in self._ledger.pools_held(key):
-            self._foreign.claims_changed(p)
+            self._pool_claims_changed(p)
         self._ledger.remove(key)
         if claim is None:
             self._claims.pop(key, None)
@@ -191,20 +234,32 @@ class ClusterStore:
         if is_allocated(claim):
             self._ledger.add(claim, seq)
             for p in result_pools(claim):
-                self._foreign.claims_changed(p)
+                self._pool_claims_changed(p)
+
+    def _pool_claims_changed(self, pool: PoolKey) -> None:
+        self._changes.pool(pool)
+        self._foreign.claims_changed(pool)
 
     @contextmanager
     def trial(self) -> Iterator[None]:
         """Claims recorded, committed or released inside the ``with`` block
-        are put back as they were when it ends (what-if questions)."""
-        outer, self._journal = self._journal, []
-        try:
-            yield
-        finally:
-            for key, claim, seq in reversed(self._journal):
-                self._put(key, claim, seq)
-            self._journal = outer
+        are put back as they were when it ends (what-if questions).
 
+        The block holds the cluster's lock from start to end: other threads
+        calling the cluster wait until it ends, so they never see (nor
+        answer from, nor have undone) the block's what-if state, and the
+        block sees no change but its own. Do not wait inside a trial for
+        another thread that uses the cluster: it would wait for the trial."""
+        with self._lock:
+            outer, self._journal = self._journal, []
+            try:
+                yield
+            finally:
+                for key, claim, seq in reversed(self._journal):
+                    self._put(key, claim, seq)
+                self._journal = outer
+
+    @locked
     def release(self, key: str) -> ResourceClaim | None:
         """Deallocate the claim ``key`` (it stays, without an allocation);
         returns the claim as it was allocated, or None if it was not."""
@@ -223,6 +278,7 @@ class ClusterStore:
         found = self._nodes.get(name)
         return found if found is not None else Node(metadata=ObjectMeta(name=name))
 
+    @locked
     def nodes(self) -> list[Node]:
         """The Nodes in the scheduler's order (:mod:`dralloc.cluster.order`)."""
         return [self._nodes[n] for n in self._tree.listed()]
@@ -236,10 +292,12 @@ class ClusterStore:
     def pod(self, key: str) -> Pod | None:
         return self._pods.get(normal_key(key))
 
+    @locked
     def allocated(self) -> list[ResourceClaim]:
         """The allocated claims, in the order they became allocated."""
         return self._ledger.all()
 
+    @locked
     def objects(self) -> ObjectSet:
         """Everything held, as one ObjectSet (slices in input order)."""
         return ObjectSet(slices=self._index.all_slices(), classes=list(self._classes),
@@ -248,6 +306,7 @@ class ClusterStore:
 
     # ------------------------------------------------------------ per-node views
 
+    @locked
     def view(self, node: Node) -> NodeView:
         """The slices that can concern ``node`` (whole pools, input order),
         the classes and the node. Cached for held nodes."""
@@ -267,6 +326,7 @@ class ClusterStore:
         pools = cached.pools | extra
         return NodeView(pools, ObjectSet(slices=self._index.slices_of(pools), classes=self._classes, nodes=[node]))
 
+    @locked
     def held_for(self, view: NodeView, skip: Iterable[str] = ()) -> list[ResourceClaim]:
         """The allocated claims holding a device in one of the view's pools."""
         return self._ledger.holding(view.pools, skip)

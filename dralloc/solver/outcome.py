@@ -61,6 +61,8 @@ class Outcome:
     verified: bool | None = None       # checked by the independent verifier (None: not checked)
     findings: list[str] = field(default_factory=list)  # the verifier's error findings
     kubernetes: KubernetesAnswer | None = None  # first-fit: what is known of Kubernetes' answer
+    # the state the answer was computed from, when a dralloc.Cluster gave it (its commit() checks it)
+    basis: object = field(default=None, compare=False, repr=False)
 
     @property
     def by_replay(self) -> bool:
