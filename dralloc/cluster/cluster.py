@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dralloc.checker.rules import with_allocation
+from dralloc.cluster.free import need_of
 from dralloc.cluster.guard import Basis, claim_changed, new_violations, result_pools, stale
 from dralloc.cluster.ledger import claim_key
 from dralloc.cluster.pods import pod_claims
@@ -104,13 +105,22 @@ class Cluster(ClusterStore):
     def fits(self, claims: ClaimsArg = None, *, pod: PodArg = None, limit: int | None = None,
              nodes: Iterable[Node | str] | None = None, **how: Any) -> list[tuple[Node, Outcome]]:
         """The nodes where the claims can be allocated now, in the
-        scheduler's node order, with each answer; at most ``limit``."""
+        scheduler's node order, with each answer; at most ``limit``. A node
+        whose free devices are proven too few is not asked
+        (:mod:`dralloc.cluster.free`: never one an engine would accept)."""
         if limit is not None and limit < 1:
             raise InputError(f"limit {limit}: give a positive number of nodes (or None for all)")
+        todo = self._todo(claims, pod)
+        need = need_of(todo)
+        keys = [claim_key(c) for c in todo]
         out: list[tuple[Node, Outcome]] = []
-        for n, res in self.each_node(claims, pod=pod, nodes=nodes, **how):
+        for n in self.nodes() if nodes is None else nodes:
+            target = n if isinstance(n, Node) else self.node(n)
+            if need is not None and self.cannot_hold(target, need, keys):
+                continue
+            res = self.allocate(target, todo, **how)
             if res.ok:
-                out.append((n, res))
+                out.append((target, res))
                 if limit is not None and len(out) >= limit:
                     break
         return out

@@ -18,6 +18,7 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from dralloc.cluster.foreign import ForeignPools
+from dralloc.cluster.free import FreeIndex, Need
 from dralloc.cluster.guard import Changes
 from dralloc.cluster.index import EVERY_NODE, Key, PoolKey, SliceIndex, pool_key
 from dralloc.cluster.ledger import Ledger, claim_key, is_allocated, normal_key, result_pools
@@ -71,6 +72,7 @@ class ClusterStore:
         self._index = SliceIndex()
         self._ledger = Ledger()
         self._foreign = ForeignPools(self._index, self._ledger, features, variant)
+        self._free = FreeIndex(self._index, features, variant)
         self._nodes: dict[str, Node] = {}
         self._tree = NodeTree()
         self._classes: list[DeviceClass] = []
@@ -128,6 +130,7 @@ class ClusterStore:
         self._changes.class_changed()
         self._views.clear()
         self._viewers.clear()
+        self._free.clear()
 
     def add_slices(self, slices: Iterable[ResourceSlice]) -> None:
         """Add slices (admitted); a slice with the name of one held replaces
@@ -200,6 +203,7 @@ class ClusterStore:
         return node
 
     def _forget(self, name: str) -> None:
+        self._free.forget(name, static=True)
         view = self._views.pop(name, None)
         if view is None:
             return
@@ -239,6 +243,8 @@ class ClusterStore:
     def _pool_claims_changed(self, pool: PoolKey) -> None:
         self._changes.pool(pool)
         self._foreign.claims_changed(pool)
+        for name in self._viewers.get(pool, ()):
+            self._free.forget(name)
 
     @contextmanager
     def trial(self) -> Iterator[None]:
@@ -330,3 +336,17 @@ class ClusterStore:
     def held_for(self, view: NodeView, skip: Iterable[str] = ()) -> list[ResourceClaim]:
         """The allocated claims holding a device in one of the view's pools."""
         return self._ledger.holding(view.pools, skip)
+
+    @locked
+    def cannot_hold(self, node: Node, need: tuple[Need, list[Need]], keys: Iterable[str]) -> bool:
+        """Whether ``node``'s free devices are proven too few for claims
+        needing ``need`` (:mod:`dralloc.cluster.free`); False when not sure
+        (a node not held, foreign pools in its view, one of the claims
+        ``keys`` allocated already)."""
+        if self._nodes.get(node.name) is not node or any(k in self._ledger.seq_of for k in keys):
+            return False
+        view = self.view(node)
+        if self._views.get(node.name) is not view:
+            return False
+        return self._free.cannot_hold(node, view.objects.slices, view.objects.classes,
+                                      lambda: self._ledger.holding(view.pools), need)
