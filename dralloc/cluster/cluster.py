@@ -90,7 +90,8 @@ class Cluster(ClusterStore):
         out = allocate(view.objects, target, todo, allocated=held, features=self.features,
                        variant=self.variant, objective=objective, time_limit=time_limit,
                        share_ids=share_ids, verify=verify, admission=False, compare=compare,
-                       compare_time_limit=compare_time_limit, cancel=cancel, **extra)
+                       compare_time_limit=compare_time_limit, cancel=cancel, pools=self.gathered(target, view),
+                       **extra)
         out.basis = basis
         return out
 
@@ -162,7 +163,7 @@ class Cluster(ClusterStore):
         todo = self._todo(claims, pod)
         target, view, held, _ = self._read(node, todo)
         return build_problem(view.objects.slices, view.objects.classes, target, todo, held,
-                             self.features, self.variant)
+                             self.features, self.variant, self.gathered(target, view))
 
     # ------------------------------------------------------------ helpers
 

@@ -11,6 +11,7 @@ stamped (:class:`~dralloc.cluster.guard.Changes`) for commit's staleness check."
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,8 +24,9 @@ from dralloc.cluster.guard import Changes
 from dralloc.cluster.index import EVERY_NODE, Key, PoolKey, SliceIndex, pool_key
 from dralloc.cluster.ledger import Ledger, claim_key, is_allocated, normal_key, result_pools
 from dralloc.cluster.order import NodeTree
-from dralloc.errors import InputError
+from dralloc.errors import AllocationError, InputError
 from dralloc.features import Features, Variant
+from dralloc.inventory.pools import Pool, gather_pools
 from dralloc.io.loader import ObjectSet
 from dralloc.models import (
     DeviceClass,
@@ -40,6 +42,8 @@ from dralloc.models import (
     Workload,
 )
 from dralloc.validation.admission import admit_object
+
+GATHERED_NODES = 128   # nodes whose gathered pools are kept between calls
 
 
 @dataclass
@@ -73,6 +77,7 @@ class ClusterStore:
         self._ledger = Ledger()
         self._foreign = ForeignPools(self._index, self._ledger, features, variant)
         self._free = FreeIndex(self._index, features, variant)
+        self._gathered: OrderedDict[str, list[Pool]] = OrderedDict()   # node -> its view's pools (LRU)
         self._nodes: dict[str, Node] = {}
         self._tree = NodeTree()
         self._classes: list[DeviceClass] = []
@@ -131,6 +136,7 @@ class ClusterStore:
         self._views.clear()
         self._viewers.clear()
         self._free.clear()
+        self._gathered.clear()
 
     def add_slices(self, slices: Iterable[ResourceSlice]) -> None:
         """Add slices (admitted); a slice with the name of one held replaces
@@ -204,6 +210,7 @@ class ClusterStore:
 
     def _forget(self, name: str) -> None:
         self._free.forget(name, static=True)
+        self._gathered.pop(name, None)
         view = self._views.pop(name, None)
         if view is None:
             return
@@ -331,6 +338,27 @@ class ClusterStore:
             return cached
         pools = cached.pools | extra
         return NodeView(pools, ObjectSet(slices=self._index.slices_of(pools), classes=self._classes, nodes=[node]))
+
+    @locked
+    def gathered(self, node: Node, view: NodeView) -> list[Pool] | None:
+        """The pools of ``node``'s cached view as the allocator gathers them,
+        kept for the :data:`GATHERED_NODES` nodes asked about last (the
+        engines read them, and what they compute once per device, across
+        calls); None when not kept (the engine gathers them itself)."""
+        if self._views.get(node.name) is not view:
+            return None
+        got = self._gathered.get(node.name)
+        if got is not None:
+            self._gathered.move_to_end(node.name)
+            return got
+        try:
+            got = gather_pools(view.objects.slices, node, self.features, self.variant)
+        except AllocationError:
+            return None   # the engine reports it
+        self._gathered[node.name] = got
+        if len(self._gathered) > GATHERED_NODES:
+            self._gathered.popitem(last=False)
+        return got
 
     @locked
     def held_for(self, view: NodeView, skip: Iterable[str] = ()) -> list[ResourceClaim]:

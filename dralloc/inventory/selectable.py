@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from dralloc.inventory.spec import RequestSpec
 
 
+_UNKNOWN = object()
+
+
 class Selectability:
     """DC-3 ``isSelectable`` with its per-call cache."""
 
@@ -28,16 +31,17 @@ class Selectability:
         self.features = features
         self.variant = variant
         self._by_request: dict[tuple[int, int, int], dict[DeviceID, str | None]] = {}  # request -> device -> why not
-        self._views: dict[DeviceID, DeviceView] = {}
         self.evaluations = 0
 
     def view(self, pd: PoolDevice) -> DeviceView:
-        v = self._views.get(pd.id)
+        """The device as selectors see it (kept on the device: pools the
+        cluster object keeps across calls keep it too)."""
+        key = "view-stable" if self.variant is Variant.STABLE else "view"
+        v = pd.memo.get(key)
         if v is None:
             multi = bool(pd.device.allow_multiple_allocations) and self.variant is not Variant.STABLE
-            v = DeviceView.from_device(pd.pool.driver, pd.device, allow_multiple=multi)
-            self._views[pd.id] = v
-        return v
+            v = pd.memo[key] = DeviceView.from_device(pd.pool.driver, pd.device, allow_multiple=multi)
+        return v  # type: ignore[no-any-return]
 
     def __call__(self, pd: PoolDevice, req: RequestSpec) -> bool:
         return self.why_not(pd, req) is None
@@ -49,8 +53,13 @@ class Selectability:
             verdicts = self._by_request[req.key] = {}
         if pd.id in verdicts:
             return verdicts[pd.id]
-        why = verdicts[pd.id] = self.reason(pd, req)
-        return why
+        key = ("why-not", req.device_class_name, tuple(req.class_selectors), tuple(req.selectors),
+               self.features.binding_conditions, self.variant)
+        why = pd.memo.get(key, _UNKNOWN)   # kept on the device for pools kept across calls
+        if why is _UNKNOWN:
+            why = pd.memo[key] = self.reason(pd, req)   # (an error is raised, not kept: it names the claim)
+        verdicts[pd.id] = why
+        return why  # type: ignore[no-any-return]
 
     def reason(self, pd: PoolDevice, req: RequestSpec) -> str | None:
         """Why the device is not selectable (None when it is)."""

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from dralloc.features import Features, Variant
 from dralloc.inventory.pools import CounterMap, DeviceID, Pool
-from dralloc.models import ResourceClaim
+from dralloc.models import Device, ResourceClaim
 
 
 @dataclass
@@ -57,9 +57,7 @@ class AllocatedState:
         any node) consume; counters a device names but the pool lacks are
         ignored; values may go negative."""
         avail = {cs: dict(cn) for cs, cn in pool.counter_sets.items()}
-        for d in [d for s in pool.slices for d in s.spec.devices or []] + pool.nontargeting_devices():
-            if not self.is_allocated((pool.driver, pool.name, d.name)):
-                continue
+        for d in self._allocated_in(pool):
             for cc in d.consumes_counters or []:
                 target = avail.get(cc.counter_set)
                 if target is None:
@@ -73,6 +71,19 @@ class AllocatedState:
                 if target is not None and name in target:
                     target[name] -= v
         return avail
+
+    def _allocated_in(self, pool: Pool) -> list[Device]:
+        """The pool's devices (targeting and not) that are allocated, in the
+        pool's order: looked up from what is held when that is the smaller set."""
+        key = (pool.driver, pool.name)
+        named = pool.memo.get("devices-by-name")
+        if named is None:
+            named = {}
+            for d in [d for s in pool.slices for d in s.spec.devices or []] + pool.nontargeting_devices():
+                named.setdefault(d.name, []).append(d)
+            pool.memo["devices-by-name"] = named
+        held = {dev[2] for dev in self.devices | self.shared_devices | set(self.aggregated) if dev[:2] == key}
+        return [d for name in held if name in named for d in named[name]]
 
     def is_allocated(self, dev: DeviceID) -> bool:
         """``IsDeviceAllocated``: held exclusively, or by any share."""
