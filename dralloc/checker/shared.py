@@ -130,7 +130,7 @@ def _q(v: Fraction) -> str:
 
 
 def _counters(idx: PoolIndex, held: dict[DeviceID, list[tuple[str, Res]]], features: Features) -> list[Finding]:
-    used: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+    used: dict[tuple[str, str], dict[str, dict[str, Fraction | int]]] = {}   # whole amounts summed as ints
     users: dict[tuple[str, str, str, str], set[str]] = {}  # (driver, pool, set, counter) -> consuming devices
     out: list[Finding] = []
     for dev_id, holders in sorted(held.items()):
@@ -145,7 +145,8 @@ def _counters(idx: PoolIndex, held: dict[DeviceID, list[tuple[str, Res]]], featu
         for cc in dev.consumes_counters:
             dst = used.setdefault(pool, {}).setdefault(cc.counter_set, {})
             for name, c in (cc.counters or {}).items():
-                dst[name] = dst.get(name, Fraction(0)) + c.value.value
+                v = c.value.value
+                dst[name] = dst.get(name, 0) + (v.numerator if v.denominator == 1 else v)
                 users.setdefault((*pool, cc.counter_set, name), set()).add(dev_id[2])
     for pool, sets in sorted(used.items()):
         for cs, counters in sorted(sets.items()):
@@ -157,6 +158,6 @@ def _counters(idx: PoolIndex, held: dict[DeviceID, list[tuple[str, Res]]], featu
                 devs = ", ".join(sorted(users[(*pool, cs, name)]))
                 out.append(error("counters", "", f"counter {name} of counter set {cs} in pool "
                                  f"{pool[0]}/{pool[1]} {limit}, the allocated devices ({devs}) consume "
-                                 f"{_q(amount)}", (f"{pool[0]}/{pool[1]}/{cs}",),
+                                 f"{_q(Fraction(amount))}", (f"{pool[0]}/{pool[1]}/{cs}",),
                                  ("spec.sharedCounters", "spec.devices[].consumesCounters")))
     return out

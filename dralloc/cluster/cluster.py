@@ -46,7 +46,20 @@ class Cluster(ClusterStore):
     reads files. With ``admission`` (the default, as for ``allocate()``) the
     objects pass the API server's defaults and validation once, here, and
     every object added or claim given later on its own; without it they are
-    taken as the allocator's own input (as scenario files are)."""
+    taken as the allocator's own input (as scenario files are).
+
+    **Answers and commits.** An answer (:meth:`allocate`, :meth:`fits`) is
+    computed from one moment of the cluster and carries that moment
+    (``Outcome.basis``); :meth:`commit` re-checks it against the cluster as
+    it is now and refuses one that no longer holds
+    (:class:`~dralloc.errors.StaleAnswerError`, naming the device or claim;
+    nothing recorded). **Threads** may share a cluster: what an answer is
+    computed from is read under the cluster's (re-entrant) lock, and so are
+    commit (check and record in one step), release, record, add and remove;
+    the engines run outside it. A :meth:`trial` block holds the lock until it
+    ends: other threads wait for it, never see its what-if claims nor have
+    theirs undone by it (do not wait inside a trial for another thread that
+    uses the cluster)."""
 
     def __init__(self, objects: ObjectSet | Iterable[TypedObject] = (),
                  features: Features | Iterable[str] | None = None, variant: Variant | str | None = None,
@@ -112,18 +125,22 @@ class Cluster(ClusterStore):
         if limit is not None and limit < 1:
             raise InputError(f"limit {limit}: give a positive number of nodes (or None for all)")
         todo = self._todo(claims, pod)
-        need = need_of(todo)
+        needs = need_of(todo)
         keys = [claim_key(c) for c in todo]
+        order = self.nodes() if nodes is None else [n if isinstance(n, Node) else self.node(n) for n in nodes]
         out: list[tuple[Node, Outcome]] = []
-        for n in self.nodes() if nodes is None else nodes:
-            target = n if isinstance(n, Node) else self.node(n)
-            if need is not None and self.cannot_hold(target, need, keys):
-                continue
-            res = self.allocate(target, todo, **how)
+        i = 0
+        while i < len(order):
+            if needs is not None:
+                i = self.next_candidate(order, i, needs, keys)
+                if i == len(order):
+                    break
+            res = self.allocate(order[i], todo, **how)
             if res.ok:
-                out.append((target, res))
+                out.append((order[i], res))
                 if limit is not None and len(out) >= limit:
                     break
+            i += 1
         return out
 
     def commit(self, outcome: Outcome, claims: ClaimsArg = None) -> list[ResourceClaim]:

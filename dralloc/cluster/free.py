@@ -44,7 +44,15 @@ from dralloc.models import DeviceClass, Node, ResourceClaim, ResourceSlice
 Need = dict[str, int]     # class name -> devices the claims need at least
 
 
-def need_of(claims: list[ResourceClaim]) -> tuple[Need, list[Need]] | None:
+@dataclass(frozen=True)
+class Needs:
+    """What a set of claims needs at least (see :func:`need_of`)."""
+
+    total: tuple[tuple[str, int], ...]                      # class -> count, summed over plain requests
+    alternatives: tuple[tuple[tuple[str, int], ...], ...]   # per prioritized list: its alternatives' needs
+
+
+def need_of(claims: list[ResourceClaim]) -> Needs | None:
     """What the claims need at least: per class, the ExactCount requests'
     counts summed, and for each prioritized list the counts of its
     alternatives (one of them must fit); None when nothing can be said."""
@@ -68,7 +76,7 @@ def need_of(claims: list[ResourceClaim]) -> tuple[Need, list[Need]] | None:
                     alternatives.append(alt)
     if not total and not alternatives:
         return None
-    return total, alternatives
+    return Needs(tuple(sorted(total.items())), tuple(tuple(sorted(a.items())) for a in alternatives))
 
 
 @dataclass
@@ -95,6 +103,7 @@ class _Summary:
     static: _Static
     usable: list[bool]
     counts: dict[str, int] = field(default_factory=dict)
+    verdicts: dict[Needs, bool] = field(default_factory=dict)   # needs -> proven too few
 
 
 class FreeIndex:
@@ -117,9 +126,15 @@ class FreeIndex:
         self._static.clear()
         self._summary.clear()
 
+    def known(self, node: str, needs: Needs) -> bool | None:
+        """The verdict for ``needs`` on ``node`` when it is at hand (None: ask
+        :meth:`cannot_hold`); the cheap test ``fits()`` makes on every node."""
+        summary = self._summary.get(node)
+        return None if summary is None else summary.verdicts.get(needs)
+
     def cannot_hold(self, node: Node, slices: list[ResourceSlice], classes: list[DeviceClass],
-                    held: Callable[[], list[ResourceClaim]], need: tuple[Need, list[Need]]) -> bool:
-        """Whether the node's free devices are too few for ``need`` (proven);
+                    held: Callable[[], list[ResourceClaim]], needs: Needs) -> bool:
+        """Whether the node's free devices are too few for ``needs`` (proven);
         ``slices``/``classes``: the node's view, ``held()`` the allocated claims it sees."""
         summary = self._summary.get(node.name)
         if summary is None:
@@ -128,15 +143,13 @@ class FreeIndex:
             if static is None:
                 return False
             summary = self._summary[node.name] = _Summary(static, self._usable(static, held()))
-        total, alternatives = need
-        by_name = {c.name: c for c in classes}
-        for cls, n in total.items():
-            if self._count(summary, cls, by_name) < n:
-                return True
-        for alt in alternatives:
-            if all(self._count(summary, cls, by_name) < n for cls, n in alt.items()):
-                return True
-        return False
+        got = summary.verdicts.get(needs)
+        if got is None:
+            by_name = {c.name: c for c in classes}
+            got = any(self._count(summary, cls, by_name) < n for cls, n in needs.total) or any(
+                all(self._count(summary, cls, by_name) < n for cls, n in alt) for alt in needs.alternatives)
+            summary.verdicts[needs] = got
+        return got
 
     # ------------------------------------------------------------ compiling a view
 
@@ -205,17 +218,24 @@ class FreeIndex:
     def _usable(self, static: _Static, held: list[ResourceClaim]) -> list[bool]:
         state = AllocatedState.from_claims(held, self.features, self.variant)
         left = list(static.capacity)
-        for dev_id, uses in static.held_uses.items():
-            if state.is_allocated(dev_id):
-                for i, a in uses:
-                    left[i] -= a
+        uses_of = static.held_uses
+        for dev_id in state.devices | state.shared_devices | set(state.aggregated):   # is_allocated
+            for i, a in uses_of.get(dev_id, ()):
+                left[i] -= a
+        taken = state.devices
         out = []
         for d in static.devices:
             if d.shared:
                 out.append(True)
-                continue
-            ok = not d.blocked and d.id not in state.devices and all(a <= left[i] for i, a in d.uses)
-            out.append(ok)
+            elif d.blocked or d.id in taken:
+                out.append(False)
+            else:
+                ok = True
+                for i, a in d.uses:
+                    if a > left[i]:
+                        ok = False
+                        break
+                out.append(ok)
         return out
 
     def _count(self, summary: _Summary, cls: str, classes: dict[str, DeviceClass]) -> int:

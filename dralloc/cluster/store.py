@@ -19,7 +19,7 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from dralloc.cluster.foreign import ForeignPools
-from dralloc.cluster.free import FreeIndex, Need
+from dralloc.cluster.free import FreeIndex, Needs
 from dralloc.cluster.guard import Changes
 from dralloc.cluster.index import EVERY_NODE, Key, PoolKey, SliceIndex, pool_key
 from dralloc.cluster.ledger import Ledger, claim_key, is_allocated, normal_key, result_pools
@@ -171,6 +171,8 @@ class ClusterStore:
     def _touch_pool(self, pool: PoolKey, keys: set[Key]) -> None:
         self._changes.pool(pool)
         self._foreign.slices_changed(pool)
+        if len({p[0] for p in self._index.counter_names.get(pool[1], ())}) > 1:
+            self._free.clear()   # counters keyed by a pool name two drivers use (T-13): not trusted any more
         for name in self._viewers.pop(pool, set()):
             self._forget(name)
         if EVERY_NODE in keys:
@@ -366,15 +368,32 @@ class ClusterStore:
         return self._ledger.holding(view.pools, skip)
 
     @locked
-    def cannot_hold(self, node: Node, need: tuple[Need, list[Need]], keys: Iterable[str]) -> bool:
+    def cannot_hold(self, node: Node, needs: Needs, keys: Iterable[str]) -> bool:
         """Whether ``node``'s free devices are proven too few for claims
-        needing ``need`` (:mod:`dralloc.cluster.free`); False when not sure
+        needing ``needs`` (:mod:`dralloc.cluster.free`); False when not sure
         (a node not held, foreign pools in its view, one of the claims
         ``keys`` allocated already)."""
-        if self._nodes.get(node.name) is not node or any(k in self._ledger.seq_of for k in keys):
-            return False
-        view = self.view(node)
-        if self._views.get(node.name) is not view:
-            return False
-        return self._free.cannot_hold(node, view.objects.slices, view.objects.classes,
-                                      lambda: self._ledger.holding(view.pools), need)
+        return self.next_candidate([node], 0, needs, keys) == 1
+
+    @locked
+    def next_candidate(self, nodes: list[Node], start: int, needs: Needs, keys: Iterable[str]) -> int:
+        """The index of the first of ``nodes[start:]`` that is not proven
+        unable to hold claims needing ``needs`` (``len(nodes)``: none)."""
+        if any(k in self._ledger.seq_of for k in keys):
+            return start
+        free = self._free
+        for i in range(start, len(nodes)):
+            node = nodes[i]
+            if self._nodes.get(node.name) is not node:
+                return i
+            verdict = free.known(node.name, needs)
+            if verdict is None:
+                view = self.view(node)
+                if self._views.get(node.name) is not view:
+                    return i
+                pools = view.pools
+                verdict = free.cannot_hold(node, view.objects.slices, view.objects.classes,
+                                           lambda: self._ledger.holding(pools), needs)   # noqa: B023 (called here)
+            if not verdict:
+                return i
+        return len(nodes)

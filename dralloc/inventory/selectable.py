@@ -31,6 +31,7 @@ class Selectability:
         self.features = features
         self.variant = variant
         self._by_request: dict[tuple[int, int, int], dict[DeviceID, str | None]] = {}  # request -> device -> why not
+        self._shape: dict[tuple[int, int, int], tuple[object, ...]] = {}   # request -> what its verdicts depend on
         self.evaluations = 0
 
     def view(self, pd: PoolDevice) -> DeviceView:
@@ -51,10 +52,11 @@ class Selectability:
         verdicts = self._by_request.get(req.key)
         if verdicts is None:
             verdicts = self._by_request[req.key] = {}
+            self._shape[req.key] = ("why-not", req.device_class_name, tuple(req.class_selectors),
+                                    tuple(req.selectors), self.features.binding_conditions, self.variant)
         if pd.id in verdicts:
             return verdicts[pd.id]
-        key = ("why-not", req.device_class_name, tuple(req.class_selectors), tuple(req.selectors),
-               self.features.binding_conditions, self.variant)
+        key = self._shape[req.key]
         why = pd.memo.get(key, _UNKNOWN)   # kept on the device for pools kept across calls
         if why is _UNKNOWN:
             why = pd.memo[key] = self.reason(pd, req)   # (an error is raised, not kept: it names the claim)

@@ -20,6 +20,9 @@ class AllocatedState:
     # counters held back beyond the committed devices' (pool id -> amounts): what
     # Kubernetes' search leaked, when the solver asks what is left (T-11 proofs)
     held_counters: dict[tuple[str, str], CounterMap] = field(default_factory=dict)
+    # available_counters per pool (id), computed once per state (a replace() starts afresh)
+    _available: dict[int, tuple[Pool, CounterMap]] = field(default_factory=dict, init=False, repr=False,
+                                                          compare=False)
 
     @classmethod
     def from_claims(cls, claims: Iterable[ResourceClaim], features: Features,
@@ -55,8 +58,17 @@ class AllocatedState:
     def available_counters(self, pool: Pool) -> CounterMap:
         """CN-2: the pool's counter values minus what its committed devices (on
         any node) consume; counters a device names but the pool lacks are
-        ignored; values may go negative."""
+        ignored; values may go negative. Read only (computed once per pool)."""
+        got = self._available.get(id(pool))
+        if got is not None and got[0] is pool:
+            return got[1]
+        avail = self._compute_available(pool)
+        self._available[id(pool)] = (pool, avail)
+        return avail
+
+    def _compute_available(self, pool: Pool) -> CounterMap:
         avail = {cs: dict(cn) for cs, cn in pool.counter_sets.items()}
+        used: dict[tuple[str, str], Fraction | int] = {}   # whole amounts summed as ints (exact, faster)
         for d in self._allocated_in(pool):
             for cc in d.consumes_counters or []:
                 target = avail.get(cc.counter_set)
@@ -64,7 +76,11 @@ class AllocatedState:
                     continue
                 for name, c in (cc.counters or {}).items():
                     if name in target:
-                        target[name] -= c.value.value
+                        v = c.value.value
+                        key = (cc.counter_set, name)
+                        used[key] = used.get(key, 0) + (v.numerator if v.denominator == 1 else v)
+        for (cs, name), amount in used.items():
+            avail[cs][name] -= amount
         for cs, counters in self.held_counters.get(pool.id, {}).items():
             target = avail.get(cs)
             for name, v in counters.items():
