@@ -213,8 +213,11 @@ def verify_allocation(slices: list[ResourceSlice], classes: Iterable[DeviceClass
         out.extend(check_claim(slices, cls, node, c, a, feats, variant, pools))
     before = list(allocated)
     var = variant or feats.variant()
+    after = check_shared(slices, [*before, *fresh], feats, var)
+    if not after:
+        return out
     known = {(f.rule, f.objects[:1]) for f in check_shared(slices, before, feats, var)}
-    for f in check_shared(slices, [*before, *fresh], feats, var):
+    for f in after:
         if (f.rule, f.objects[:1]) in known:  # already broken before these claims
             f = replace(f, level=WARNING, detail="already so in the allocated state")
         out.append(f)

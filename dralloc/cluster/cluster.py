@@ -127,12 +127,16 @@ class Cluster(ClusterStore):
         todo = self._todo(claims, pod)
         needs = need_of(todo)
         keys = [claim_key(c) for c in todo]
-        order = self.nodes() if nodes is None else [n if isinstance(n, Node) else self.node(n) for n in nodes]
+        if nodes is None:
+            names, order = self.ordered()
+        else:
+            order = [n if isinstance(n, Node) else self.node(n) for n in nodes]
+            names = [n.name for n in order]
         out: list[tuple[Node, Outcome]] = []
         i = 0
         while i < len(order):
             if needs is not None:
-                i = self.next_candidate(order, i, needs, keys)
+                i = self.next_candidate(order, i, needs, keys, names)
                 if i == len(order):
                     break
             res = self.allocate(order[i], todo, **how)

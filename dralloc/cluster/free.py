@@ -103,7 +103,7 @@ class _Summary:
     static: _Static
     usable: list[bool]
     counts: dict[str, int] = field(default_factory=dict)
-    verdicts: dict[Needs, bool] = field(default_factory=dict)   # needs -> proven too few
+    verdicts: dict[int, bool] = field(default_factory=dict)   # needs (their number) -> proven too few
 
 
 class FreeIndex:
@@ -115,6 +115,7 @@ class FreeIndex:
         self.variant = variant
         self._static: dict[str, _Static | None] = {}    # node -> compiled view (None: no bound here)
         self._summary: dict[str, _Summary] = {}
+        self._keys: dict[Needs, int] = {}                # the claim shapes asked about, numbered
 
     def forget(self, node: str, static: bool = False) -> None:
         """The node's allocated state (or, ``static``, its view) changed."""
@@ -125,12 +126,19 @@ class FreeIndex:
     def clear(self) -> None:
         self._static.clear()
         self._summary.clear()
+        if len(self._keys) > 4096:   # shapes are few; a caller asking ever new ones starts afresh
+            self._keys.clear()
 
-    def known(self, node: str, needs: Needs) -> bool | None:
-        """The verdict for ``needs`` on ``node`` when it is at hand (None: ask
-        :meth:`cannot_hold`); the cheap test ``fits()`` makes on every node."""
-        summary = self._summary.get(node)
-        return None if summary is None else summary.verdicts.get(needs)
+    def known_verdicts(self, needs: Needs) -> Callable[[str], bool | None]:
+        """node -> the verdict for ``needs`` when it is at hand (None: ask
+        :meth:`cannot_hold`): the cheap test ``fits()`` makes on every node."""
+        summaries = self._summary
+        key = self._keys.setdefault(needs, len(self._keys))   # an int: hashed for nothing
+
+        def known(node: str) -> bool | None:
+            summary = summaries.get(node)
+            return None if summary is None else summary.verdicts.get(key)
+        return known
 
     def cannot_hold(self, node: Node, slices: list[ResourceSlice], classes: list[DeviceClass],
                     held: Callable[[], list[ResourceClaim]], needs: Needs) -> bool:
@@ -143,12 +151,13 @@ class FreeIndex:
             if static is None:
                 return False
             summary = self._summary[node.name] = _Summary(static, self._usable(static, held()))
-        got = summary.verdicts.get(needs)
+        key = self._keys.setdefault(needs, len(self._keys))
+        got = summary.verdicts.get(key)
         if got is None:
             by_name = {c.name: c for c in classes}
             got = any(self._count(summary, cls, by_name) < n for cls, n in needs.total) or any(
                 all(self._count(summary, cls, by_name) < n for cls, n in alt) for alt in needs.alternatives)
-            summary.verdicts[needs] = got
+            summary.verdicts[key] = got
         return got
 
     # ------------------------------------------------------------ compiling a view

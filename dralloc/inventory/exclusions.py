@@ -80,6 +80,19 @@ def static_exclusion(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exc
 
 
 def _not_selected(problem: Problem, spec: RequestSpec, why: str) -> Exclusion:
+    key = (why, spec.device_class_name, spec.name, problem.node.name)
+    got = _NOT_SELECTED.get(key)
+    if got is None:
+        if len(_NOT_SELECTED) > 4096:
+            _NOT_SELECTED.clear()
+        got = _NOT_SELECTED[key] = _not_selected_new(problem, spec, why)
+    return got
+
+
+_NOT_SELECTED: dict[tuple[str, str, str, str], Exclusion] = {}   # the same few exclusions, over and over
+
+
+def _not_selected_new(problem: Problem, spec: RequestSpec, why: str) -> Exclusion:
     if why.startswith("has binding conditions"):
         return Exclusion(GATE_OFF, "binding conditions, DRADeviceBindingConditions off", STAGE_NOT_SELECTED)
     if why.startswith("does not match class"):
