@@ -18,13 +18,14 @@ from dralloc.validation.admission import admit
 
 def verify_state(objects: ObjectSet, features: Features | None = None, variant: Variant | None = None, *,
                  compare: bool = True, order: Sequence[str] | None = None, pending: bool = True,
-                 budget: int = 400) -> Report:
+                 budget: int = 400, kubernetes_version: str | None = None) -> Report:
     """Check every allocated claim against the rules (part 1), compare the
     cluster's answers with a replay in allocation order (part 2) and analyse
     the pending pods (part 3). ``objects`` are admitted first (API-server
-    defaults and validation); ``features`` defaults to Kubernetes 1.36's."""
+    defaults and validation); ``features`` defaults to the gates of
+    ``kubernetes_version`` (default 1.37), whose variant is used."""
     objects = admit(objects)
-    features = features if features is not None else Features.default()
+    features = Features.of(features, kubernetes_version)
     state = ClusterState.build(objects)
     report = Report(checked_claims=len(state.claims))
     report.findings.extend(error("input", "", str(e)) for e in objects.errors)

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from dralloc.cli import common
-from dralloc.cli.inputs import resolve
+from dralloc.cli.inputs import find_pod, resolve
 from dralloc.cluster import Cluster
 from dralloc.errors import InputError
 from dralloc.solver.outcome import Outcome, Status
@@ -66,7 +66,8 @@ def run_all_nodes(args: argparse.Namespace, mode: str) -> int:
     total = len(objs.nodes)
     show = sys.stderr.isatty() and total > 1
     cluster = Cluster(objs, features=features, admission=admitted)
-    for node, out in cluster.each_node(claims, mode=mode, objective=args.objective, time_limit=args.time_limit,
+    pod = find_pod(objs, args.pod) if args.pod else None
+    for node, out in cluster.each_node(None if pod else claims, pod=pod, mode=mode, objective=args.objective, time_limit=args.time_limit,
                                        compare=args.compare, compare_time_limit=args.compare_time_limit,
                                        share_ids=args.share_ids):
         rows.append(node_row(node.name, out))

@@ -51,6 +51,8 @@ def register(sub: Any) -> None:
     p.add_argument("--timings", action="store_true",
                    help="also print how long each model took (wall-clock: left out by default, so that the "
                         "same inputs always print the same bytes)")
+    p.add_argument("--features", default=None, metavar="GATES",
+                   help=common.features_help(common.default_gates_text()))
     common.add_input_args(p)
     p.set_defaults(func=run)
 
@@ -76,8 +78,10 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.planner.api import Options, answer
     from dralloc.planner.report.tables import render
 
+    feats = common.parse_features(args.features, args.kubernetes_version)
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
-                   template=args.template, progress=args.progress, add=args.add)
+                   template=args.template, progress=args.progress, add=args.add, gates=tuple(feats.gates()),
+                   kubernetes_version=feats.kubernetes_version)
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
         answers = _sweep(args, opts)
     else:

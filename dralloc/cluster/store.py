@@ -29,6 +29,7 @@ from dralloc.features import Features, Variant
 from dralloc.inventory.pools import Pool, gather_pools
 from dralloc.io.loader import ObjectSet
 from dralloc.models import (
+    CompositePodGroup,
     DeviceClass,
     Node,
     ObjectMeta,
@@ -84,6 +85,7 @@ class ClusterStore:
         self._claims: dict[str, ResourceClaim] = {}
         self._templates: dict[str, ResourceClaimTemplate] = {}
         self._pods: dict[str, Pod] = {}
+        self._gang_objects: dict[tuple[str, str], Workload | PodGroup | CompositePodGroup] = {}
         self._views: dict[str, NodeView] = {}
         self._viewers: dict[PoolKey, set[str]] = {}      # pool -> nodes whose cached view holds it
         self._journal: list[tuple[str, ResourceClaim | None, int | None]] | None = None   # for trial()
@@ -117,8 +119,9 @@ class ClusterStore:
                 self._templates[_ns_key(obj)] = obj
             elif isinstance(obj, Pod):
                 self._pods[_ns_key(obj)] = obj
-            elif isinstance(obj, (Workload, PodGroup)):
-                continue   # gangs (scheduling.k8s.io) do not change what the allocator sees
+            elif isinstance(obj, (Workload, PodGroup, CompositePodGroup)):
+                # gangs (scheduling.k8s.io): not what the allocator sees, but which claims a pod uses
+                self._gang_objects[(obj.kind, _ns_key(obj))] = obj
             else:
                 raise InputError(f"a cluster holds no {type(obj).__name__} objects")
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dralloc.models import (
+    CompositePodGroup,
     DeviceClass,
     Node,
     Pod,
@@ -30,6 +31,7 @@ MODELS: dict[str, type[TypedObject]] = {
     "Pod": Pod,
     "Workload": Workload,
     "PodGroup": PodGroup,
+    "CompositePodGroup": CompositePodGroup,
 }
 
 # Kinds without a namespace (the API server clears metadata.namespace on them);
@@ -41,9 +43,13 @@ _CONVERTERS: dict[tuple[str, str], Converter] = {}
 _ACCEPTED: set[tuple[str, str]] = {
     ("resource.k8s.io/v1", k) for k in ("ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate")
 } | {("v1", "Node"), ("v1", "Pod")} | {
-    # gang scheduling (KEP-4671): Workload with pod groups in 1.35, PodGroup objects in 1.36
+    # gang scheduling (KEP-4671): Workload with pod groups in 1.35, PodGroup objects in 1.36,
+    # v1beta1 Workload and PodGroup in 1.37 (and v1alpha3 with CompositePodGroup, its alpha API)
     ("scheduling.k8s.io/v1alpha1", "Workload"), ("scheduling.k8s.io/v1alpha2", "Workload"),
     ("scheduling.k8s.io/v1alpha2", "PodGroup"),
+    ("scheduling.k8s.io/v1alpha3", "Workload"), ("scheduling.k8s.io/v1alpha3", "PodGroup"),
+    ("scheduling.k8s.io/v1alpha3", "CompositePodGroup"),
+    ("scheduling.k8s.io/v1beta1", "Workload"), ("scheduling.k8s.io/v1beta1", "PodGroup"),
 }
 
 

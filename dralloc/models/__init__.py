@@ -9,6 +9,7 @@ from dralloc.models.core import (
     NodeSelectorRequirement,
     NodeSelectorTerm,
     ObjectMeta,
+    OwnerReference,
     Pod,
     PodResourceClaim,
     PodSchedulingGroup,
@@ -48,6 +49,7 @@ from dralloc.models.resource import (
     ResourceSliceSpec,
 )
 from dralloc.models.scheduling import (
+    CompositePodGroup,
     GangSchedulingPolicy,
     PodGroup,
     PodGroupPolicy,
@@ -56,13 +58,13 @@ from dralloc.models.scheduling import (
 )
 
 __all__ = [
-    "AllocationResult", "CapacityRequestPolicy", "CapacityRequirements", "Container", "Counter",
+    "AllocationResult", "CapacityRequestPolicy", "CompositePodGroup", "CapacityRequirements", "Container", "Counter",
     "CounterSet", "Device", "DeviceAllocationConfiguration", "DeviceAllocationResult",
     "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
     "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DeviceRequest",
     "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
     "DeviceToleration", "ExactDeviceRequest", "K8sModel", "Node", "NodeSelector",
-    "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OpaqueDeviceConfiguration",
+    "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OwnerReference", "OpaqueDeviceConfiguration",
     "GangSchedulingPolicy", "OpenModel", "Pod", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
     "PodResourceClaim", "PodSchedulingGroup", "QuantityField", "ResourceClaim",
     "ResourceClaimSpec", "ResourceClaimStatus", "ResourceClaimTemplate", "ResourcePool",

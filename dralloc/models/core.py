@@ -9,6 +9,17 @@ from pydantic import Field
 from dralloc.models.base import FreeForm, K8sModel, OpenModel
 
 
+class OwnerReference(OpenModel):
+    """``metadata.ownerReferences[]``: e.g. the Pod or PodGroup a generated
+    ResourceClaim belongs to."""
+
+    api_version: str = ""
+    kind: str = ""
+    name: str = ""
+    uid: str | None = None
+    controller: bool | None = None
+
+
 class ObjectMeta(OpenModel):
     name: str = ""
     namespace: str | None = None
@@ -19,6 +30,7 @@ class ObjectMeta(OpenModel):
     creation_timestamp: str | None = None
     generation: int | None = None
     resource_version: str | None = None
+    owner_references: list[OwnerReference] | None = None
 
 
 class NodeSelectorRequirement(K8sModel):

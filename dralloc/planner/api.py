@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dralloc.errors import InputError
-from dralloc.features import DEFAULT_GATES, Features
+from dralloc.features import Features
 from dralloc.io import ObjectSet, load
 from dralloc.models import Node
 from dralloc.planner.answer import Answer
@@ -30,15 +30,22 @@ class Options:
     time_limit: float | None = None
     workers: int = 2
     template: str | None = None        # node name for add-nodes
-    gates: tuple[str, ...] = DEFAULT_GATES
+    gates: tuple[str, ...] | None = None  # None: the release's defaults
+    kubernetes_version: str | None = None  # None: the default release (1.37)
     progress: bool = False
     add: int = 0                       # fit: with this many copies of the template (node or block) added
 
+    def features(self) -> Features:
+        """The gates asked for (the release's defaults unless given), in the release."""
+        return Features.of(self.gates, self.kubernetes_version)
 
-def load_objects(paths: Sequence[str], strict: bool = False, last_wins: bool = False) -> ObjectSet:
+
+def load_objects(paths: Sequence[str], strict: bool = False, last_wins: bool = False,
+                 kubernetes_version: str | None = None) -> ObjectSet:
     """The objects in ``paths``, loaded and admitted (every problem raised at
-    once); skipped documents and replaced duplicates are in ``.warnings``."""
-    return admit(load(paths, strict=strict, last_wins=last_wins))
+    once); skipped documents, replaced duplicates and objects in API versions
+    the release does not serve are in ``.warnings``."""
+    return admit(load(paths, strict=strict, last_wins=last_wins, kubernetes_version=kubernetes_version))
 
 
 def without_allocations(objs: ObjectSet) -> ObjectSet:
@@ -64,7 +71,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
         raise InputError(f"unknown question {question!r}; choose one of {', '.join(QUESTIONS)}")
     objs = admit(objs)
     template_objs = admit(template_objs) if template_objs is not None else None
-    feats = Features.from_gates(opts.gates)
+    feats = opts.features()
     if opts.add:
         if question != "fit":
             raise InputError(f"--add answers fit with added nodes; for {question} leave it out")
@@ -102,7 +109,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
 def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Options,
                  template_objs: ObjectSet | None) -> Answer:
     """Demand beyond one device per pod: the joint model over nodes."""
-    feats = Features.from_gates(opts.gates)
+    feats = opts.features()
     if question == "layout":
         raise InputError("layout answers for pods with one claim for one device; for this demand ask fit or add-nodes")
     if question == "fit":
@@ -128,8 +135,8 @@ def answer_files(question: str, cluster: Sequence[str], demand: Sequence[str], o
                  template: Sequence[str] = (), strict: bool = False, last_wins: bool = False) -> dict[str, Any]:
     """A whole question from files (picklable: sweeps run it in workers); the
     warning lines of loading are under ``warnings``."""
-    objs = load_objects([*cluster, *demand], strict, last_wins)
-    tmpl = load_objects(template, strict, last_wins) if template else None
+    objs = load_objects([*cluster, *demand], strict, last_wins, opts.kubernetes_version)
+    tmpl = load_objects(template, strict, last_wins, opts.kubernetes_version) if template else None
     if tmpl is not None and opts.template is None and tmpl.nodes:
         opts = Options(**{**opts.__dict__, "template": tmpl.nodes[0].name})
     out = answer(question, objs, opts, tmpl).as_dict()

@@ -12,6 +12,7 @@ from dralloc.models.resource import CounterSet, DeviceCounterConsumption
 from dralloc.validation import formats as f
 from dralloc.validation.capacity import capacity
 from dralloc.validation.finding import Collector
+from dralloc.validation.nodealloc import node_allocatable
 
 MAX_DEVICES = 128
 MAX_DEVICES_WITH_TAINTS_OR_COUNTERS = 64
@@ -307,6 +308,8 @@ def _device(c: Collector, i: int, d: Device, per_device: bool) -> None:
         _taints(c, path, d)
     if d.binding_conditions is not None or d.binding_failure_conditions is not None:
         binding_conditions(c, path, d.binding_conditions, d.binding_failure_conditions)
+    if d.node_allocatable_resources is not None or d.node_allocatable_resource_mappings is not None:
+        node_allocatable(c, path, d)
 
 
 def _advanced(d: Device) -> bool:

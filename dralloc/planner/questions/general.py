@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
+from dralloc.audit.answers import Kube
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet
@@ -32,6 +33,8 @@ from dralloc.planner.simulate.podsim import (
     simulate_pods,
 )
 from dralloc.planner.view.pods import PodsDemand
+
+TIEBREAK_BUDGET = 400     # allocation calls per refused gang's search under every tie-break
 
 
 def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodSimulator, greedy: PodsSim,
@@ -65,13 +68,15 @@ def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: 
 def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
                 time_limit: float | None = None, workers: int = 2, mode: str = "replay",
                 progress: bool = False, model: str = "auto",
-                policy: str = "first") -> tuple[PodsSim, GeneralResult]:
-    """The scheduler simulation (node ``policy``) and the optimum for
-    ``demand`` on ``nodes``."""
+                policy: str = "first", tiebreak: int | None = None) -> tuple[PodsSim, GeneralResult]:
+    """The scheduler simulation (node ``policy``; ``tiebreak``: the calls
+    each refused gang's search under every tie-break may make) and the
+    optimum for ``demand`` on ``nodes``."""
     nodes = list(nodes if nodes is not None else objs.nodes)
     tick = _ticker("pods simulated") if progress else None
     per_node = NodeObjects(objs, probes(demand))
-    greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy, per_node=per_node)
+    greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy, per_node=per_node,
+                           tiebreak=tiebreak)
     sim = PodSimulator(objs, demand, features, nodes, mode, per_node=per_node)
     return greedy, solve_general(objs, demand, features, sim, greedy, time_limit, workers, progress, model)
 
@@ -85,8 +90,10 @@ def _ticker(what: str) -> Any:
 
 
 def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_limit: float | None,
-               workers: int, progress: bool = False, policy: str = "first") -> Answer:
-    greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress, policy=policy)
+               workers: int, progress: bool = False, policy: str = "first",
+               tiebreak: int = TIEBREAK_BUDGET) -> Answer:
+    greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress, policy=policy,
+                              tiebreak=tiebreak)
     ff = sum(greedy.served.values())
     ans = Answer("fit", {"policy": policy, "mode": "replay", "pods": ff, "weighted": greedy.weighted(demand),
                          "perWorkload": greedy.served, "allocatorCalls": greedy.calls,
@@ -106,8 +113,31 @@ def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_lim
         ans.optimal["gangs"] = sum(opt_gangs.values())
         ans.detail["gangs"] = {g: {"minCount": gang.min_count, "pods": gang.size, "firstFit": ff_gangs[g],
                                    "optimal": opt_gangs[g]} for g, gang in sorted(demand.gangs.items())}
-        ans.detail["gangsKubernetesRefusesThatFit"] = sorted(g for g in demand.gangs if opt_gangs[g] and not ff_gangs[g])
+        ans.detail.update(kubernetes_gangs(greedy, opt_gangs, policy))
     return ans
+
+
+def kubernetes_gangs(greedy: PodsSim, opt_gangs: dict[str, bool], policy: str) -> dict[str, Any]:
+    """What Kubernetes does with each gang the ``policy`` simulation refuses,
+    under every tie-break (kube-scheduler picks among equally-scored nodes
+    at random): refused under all of them (listed as refused only then),
+    placed under some, or not decided within the search's budget."""
+    words = {Kube.REFUSED: "refused", Kube.TIE_BREAK: "tieBreak", Kube.NOT_DECIDED: "notDecided",
+             Kube.PLACED: "placed"}
+    per = {g: r for g, r in sorted(greedy.tiebreak.items())}
+    out: dict[str, Any] = {
+        "gangsKubernetesRefusesThatFit": [g for g, r in per.items() if r.kube is Kube.REFUSED and opt_gangs.get(g)],
+        "gangsKubernetesPlacesByTieBreak": [g for g, r in per.items() if r.kube in (Kube.TIE_BREAK, Kube.PLACED)],
+        "gangsKubernetesNotDecided": [g for g, r in per.items() if r.kube is Kube.NOT_DECIDED],
+    }
+    if per:
+        out["kubernetesTieBreak"] = {
+            "note": f"gangs the {policy!r} simulation refuses, searched under every tie-break among "
+                    "equally-scored nodes (the DRA score only; the pods queued before each gang placed by "
+                    f"the {policy!r} policy)",
+            "gangs": {g: {"answer": words[r.kube], "allocatorCalls": r.calls, **({"why": r.why} if r.why else {})}
+                      for g, r in per.items()}}
+    return out
 
 
 def greedy_gangs(greedy: PodsSim, demand: PodsDemand) -> dict[str, bool]:

@@ -18,6 +18,13 @@ def _cell(v: Any) -> str:
     return "-" if v is None else str(v)
 
 
+# gangs the simulation's policy refuses, by what Kubernetes does under every tie-break
+GANG_LINES = (("gangsKubernetesRefusesThatFit", "gangs Kubernetes refuses (under every tie-break) that fit"),
+              ("gangsKubernetesPlacesByTieBreak", "gangs the policy refuses that Kubernetes places under some "
+                                                  "tie-breaks"),
+              ("gangsKubernetesNotDecided", "gangs the policy refuses, Kubernetes' answer not decided (budget)"))
+
+
 def table(answers: list[Answer], wide: bool = False) -> str:
     """One block per answer: first-fit and optimal side by side."""
     out = []
@@ -30,10 +37,11 @@ def table(answers: list[Answer], wide: bool = False) -> str:
         for k in keys:
             out.append(f"  {k:{width}}  {_cell(a.first_fit.get(k)):>14}  {_cell(a.optimal.get(k)):>14}")
         out.append(f"  {'gap':{width}}  {_cell(a.gap):>14}")
-        refused = a.detail.get("gangsKubernetesRefusesThatFit") or []
-        if refused:
-            out.append(f"  gangs Kubernetes refuses that fit: {', '.join(refused[:10])}"
-                       + (f" and {len(refused) - 10} more" if len(refused) > 10 else ""))
+        for key, words in GANG_LINES:
+            names = a.detail.get(key) or []
+            if names:
+                out.append(f"  {words}: {', '.join(names[:10])}"
+                           + (f" and {len(names) - 10} more" if len(names) > 10 else ""))
         for note in a.optimal.get("notes") or []:
             out.append(f"  note: {note}")
         for gname, served in (a.optimal.get("perGroup") or {}).items():

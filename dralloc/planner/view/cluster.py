@@ -18,16 +18,16 @@ import networkx as nx
 from dralloc.errors import AllocationError, InputError
 from dralloc.features import DEFAULT_GATES as FEATURE_DEFAULTS
 from dralloc.features import Features
+from dralloc.inventory.fingerprint import node_fingerprint, pool_names, read_attributes
 from dralloc.inventory.pools import Pool, PoolDevice
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.inventory.taints import untolerated_taint
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.view.demand import Demand
-from dralloc.planner.view.fingerprint import node_fingerprint, pool_names, read_attributes
 
-# Gates the planner turns on unless told otherwise: Kubernetes 1.36's, as every
-# command and the library (dralloc.features.DEFAULT_GATES).
+# Gates the planner turns on unless told otherwise: the default release's, as
+# every command and the library (dralloc.features.DEFAULT_GATES).
 DEFAULT_GATES = FEATURE_DEFAULTS
 
 
