@@ -142,11 +142,13 @@ class Cluster(ClusterStore):
         todo = self._todo(claims, pod)
         for n in self.nodes() if nodes is None else nodes:
             target = n if isinstance(n, Node) else self.node(n)
-            if pod is None:
-                yield target, self.allocate(target, todo, **how)
-                continue
-            yield target, on_node(target, todo, how.get("mode") or "first-fit",
-                                  functools.partial(self._on, target, how))
+            yield target, self._ask(target, todo, pod is not None, how)
+
+    def _ask(self, target: Node, todo: list[ResourceClaim], for_pod: bool, how: dict[str, Any]) -> Outcome:
+        """``allocate`` on one node; a pod's allocated claims kept (:func:`.pods.on_node`)."""
+        if not for_pod:
+            return self.allocate(target, todo, **how)
+        return on_node(target, todo, how.get("mode") or "first-fit", functools.partial(self._on, target, how))
 
     def _on(self, target: Node, how: dict[str, Any], rest: list[ResourceClaim]) -> Outcome:
         return self.allocate(target, rest, **how)
@@ -174,7 +176,7 @@ class Cluster(ClusterStore):
                 i = self.next_candidate(order, i, needs, keys, names)
                 if i == len(order):
                     break
-            res = self.allocate(order[i], todo, **how)
+            res = self._ask(order[i], todo, pod is not None, how)
             if res.ok:
                 out.append((order[i], res))
                 if limit is not None and len(out) >= limit:
