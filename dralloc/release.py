@@ -151,6 +151,8 @@ SERVED: dict[tuple[str, str], tuple[str, str | None]] = {
     **{("scheduling.k8s.io/v1beta1", k): ("1.37", "1.42") for k in ("Workload", "PodGroup")},
     ("v1", "Node"): ("1.0", None),
     ("v1", "Pod"): ("1.0", None),
+    ("policy/v1", "PodDisruptionBudget"): ("1.21", None),
+    ("scheduling.k8s.io/v1", "PriorityClass"): ("1.14", None),
 }
 
 # Fields of one kind that only some releases have: (kind, path with [] for
@@ -158,6 +160,8 @@ SERVED: dict[tuple[str, str], tuple[str, str | None]] = {
 FIELDS: dict[tuple[str, str], tuple[str, str | None]] = {
     ("ResourceSlice", "spec.devices[].nodeAllocatableResourceMappings"): ("1.36", "1.36"),
     ("ResourceSlice", "spec.devices[].nodeAllocatableResources"): ("1.37", None),
+    ("DeviceTaintRule", "spec.deviceSelector.deviceClassName"): ("1.33", "1.34"),
+    ("DeviceTaintRule", "spec.deviceSelector.selectors"): ("1.33", "1.34"),
 }
 
 

@@ -31,11 +31,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("solver",),
     ("cluster",),
     ("check", "audit"),
+    ("planner.objective",),
     ("planner", "planner.view", "planner.parallel", "planner.generate"),
     ("planner.simulate", "planner.pattern", "planner.answer"),
     ("planner.general",),
     ("planner.blocks", "planner.mixed"),
     ("planner.questions", "planner.report"),
+    ("planner.makeroom",),
     ("planner.api", "upgrade"),
     ("cli",),
 )

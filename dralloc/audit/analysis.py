@@ -16,9 +16,10 @@ from dralloc.errors import InputError
 from dralloc.features import Features, Variant
 from dralloc.models import Node, Pod, ResourceClaim
 from dralloc.solver import Outcome
+from dralloc.solver.limits import CORE, VERIFY
 
-JOINT_TIME_LIMIT = 10.0      # seconds for the joint placement model
-CORE_TIME_LIMIT = 5.0        # seconds per feasibility test while shrinking a core
+JOINT_TIME_LIMIT = VERIFY    # seconds for the joint placement model (dralloc.solver.limits)
+CORE_TIME_LIMIT = CORE       # seconds per feasibility test while shrinking a core
 MAX_JOINT_PAIRS = 400        # pod x node pairs in the joint model; beyond, only nodes that fit now
 EXPLAINED_NODES = 3          # nodes explained per pod that fits nowhere
 

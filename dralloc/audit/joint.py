@@ -36,8 +36,8 @@ from dralloc.inventory.problem import build_problem
 from dralloc.io.loader import ObjectSet
 from dralloc.models import AllocationResult, Node, ResourceClaim
 from dralloc.solver.cpsat import decode, fill
-from dralloc.solver.limits import stopped
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.search import run
 
 
 @dataclass(frozen=True)
@@ -192,11 +192,11 @@ def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[Resource
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     solver.parameters.max_time_in_seconds = time_limit
-    code = solver.solve(model)
-    res = JointResult(solver.status_name(code))
-    if code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
-        res.notes.append(stopped(time_limit, "the joint search") + (
-            " before proving the optimum" if code == cp_model.FEASIBLE else " without an answer"))
+    ran = run(solver, model)
+    code = ran.status
+    res = JointResult(ran.name, notes=list(ran.notes))
+    if (words := ran.stopped_words("the joint search")) is not None:
+        res.notes.append(words + (" before proving the optimum" if code == cp_model.FEASIBLE else " without an answer"))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         res.bound = round(solver.best_objective_bound)
         _decode(res, solver, nodes, z, {g.key: g for g in groups}, objs, allocated, features, var)

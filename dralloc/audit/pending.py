@@ -45,6 +45,7 @@ from dralloc.audit.state import ClusterState, pod_key
 from dralloc.checker.finding import INFO, WARNING, Finding
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
+from dralloc.io.progress import Progress
 from dralloc.models import Node, Pod, ResourceClaim
 
 NOW_NODES = 5   # nodes where a pod fits now that the analysis looks for (and lists)
@@ -83,13 +84,15 @@ def _fits_now(pa: PendingAnalysis, p: _Pending) -> None:
 
 
 def analyse_pending(state: ClusterState, features: Features, variant: Variant | None,
-                    budget: int = 400) -> tuple[list[Finding], list[dict[str, Any]]]:
+                    budget: int = 400, progress: Progress | None = None) -> tuple[list[Finding], list[dict[str, Any]]]:
     pa = PendingAnalysis(state, features, variant, Budget(budget))
     held = state.allocated()
     pending = _order(state.pending_pods())
     gang_findings, gang_entries, in_gangs, alone = analyse_gangs(pa, pending, held)
     todo = []
-    for pod in pending:
+    for i, pod in enumerate(pending):
+        if progress is not None:
+            progress("pending pods: where they fit now", i + 1, len(pending))
         if pod_key(pod) in in_gangs:
             continue
         p = _Pending(pod, state.claims_to_place(pod), pa.nodes(pod), [], gang=alone.get(pod_key(pod)))
@@ -98,7 +101,9 @@ def analyse_pending(state: ClusterState, features: Features, variant: Variant | 
     joint = _joint(pa, todo, held)
     findings: list[Finding] = gang_findings
     entries: list[dict[str, Any]] = gang_entries
-    for p in todo:
+    for i, p in enumerate(todo):
+        if progress is not None:
+            progress("pending pods: what would help", i + 1, len(todo))
         entry = _one(pa, p, held, joint, len(todo))
         entries.append(entry)
         level = INFO if entry["verdict"] == "fits-now" else WARNING

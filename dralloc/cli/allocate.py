@@ -28,6 +28,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cli import common
+from dralloc.solver.limits import help_text
 from dralloc.solver.modes import (
     DEFAULT_MODE,
     DEFAULT_OBJECTIVE,
@@ -64,8 +65,9 @@ def register(sub: Any) -> None:
                    help="optimal mode: comma-separated objectives in priority order, from "
                         f"{', '.join(OBJECTIVES)} (default: {DEFAULT_OBJECTIVE})")
     p.add_argument("--time-limit", type=common.seconds, metavar="SECONDS",
-                   help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout "
-                        "(default: none)")
+                   help=help_text("allocate", "replay: a deadline like the scheduler's filter timeout (Kubernetes' "
+                                  "error when it expires); first-fit: each CP-SAT search; optimal: the whole "
+                                  "budget (hint, objectives, tie-break); by default Kubernetes' filter timeout"))
     p.add_argument("--share-ids", choices=SHARE_ID_POLICIES, default="derived",
                    help="shareIDs of shared (consumable-capacity) devices: derived from the claim and result "
                         "(the same inputs give the same output) or random UUIDs, as Kubernetes writes")

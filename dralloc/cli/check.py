@@ -93,9 +93,9 @@ def _results(files: list[str], args: argparse.Namespace) -> Iterator[list[dict[s
         for f in files:
             yield check_file(f, args.mode, args.compare, args.compare_time_limit, args.kubernetes_version)
         return
-    from concurrent.futures import ProcessPoolExecutor
+    from dralloc.solver.cancel import process_pool
 
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    with process_pool(args.jobs) as pool:
         n = len(files)
         yield from pool.map(check_file, files, [args.mode] * n, [args.compare] * n,
                             [args.compare_time_limit] * n, [args.kubernetes_version] * n, chunksize=4)

@@ -22,6 +22,7 @@ from dralloc.errors import DrallocError, InputError
 
 if TYPE_CHECKING:
     from dralloc.features import Features
+    from dralloc.io.progress import Reporter
 
 # name -> one line for `dralloc --help`, in the order it lists them
 COMMANDS = {
@@ -136,6 +137,18 @@ def progress(args: argparse.Namespace) -> bool | None:
     return True if getattr(args, "progress", False) else None
 
 
+def reporter(args: argparse.Namespace) -> Reporter:
+    """The command's progress reporter (:mod:`dralloc.io.progress`), one per
+    run: engines get it as their ``progress`` callback."""
+    from dralloc.io.progress import Reporter
+
+    rep = getattr(args, "_reporter", None)
+    if rep is None:
+        rep = Reporter(progress(args))
+        args._reporter = rep
+    return rep
+
+
 def warn(args: argparse.Namespace, lines: Sequence[str]) -> None:
     """One warning line per item on stderr, prefixed with the command."""
     for line in lines:
@@ -246,12 +259,14 @@ def add_target_args(p: argparse.ArgumentParser) -> None:
 
 def add_compare_args(p: argparse.ArgumentParser) -> None:
     """first-fit against Kubernetes' own answer (``allocate(compare=...)``)."""
+    from dralloc.solver.limits import help_text
+
     p.add_argument("--compare", choices=("auto", "always", "never"), default="auto",
                    help="first-fit: find out Kubernetes' own answer -- auto: replay its search only where a "
                         "documented defect can fire and no proof settles it; always: replay every time; "
                         "never: skip")
     p.add_argument("--compare-time-limit", type=seconds, metavar="SECONDS", default=None,
-                   help="first-fit: time limit of that replay (default: 2)")
+                   help=help_text("compare", "first-fit: time limit of that replay"))
 
 
 # --- range-checked numbers ----------------------------------------------------
@@ -340,7 +355,11 @@ def flush_stdout() -> None:
 
 
 def to_stdout(write: Callable[[Any], object]) -> None:
-    """``write(sys.stdout)``, then flush: a write error is an :class:`OutputError`."""
+    """``write(sys.stdout)``, then flush: a write error is an :class:`OutputError`.
+    A progress line in place on the terminal is erased first."""
+    from dralloc.io.progress import clear_line
+
+    clear_line()
     try:
         write(sys.stdout)
     except BrokenPipeError:

@@ -72,6 +72,6 @@ def run(args: argparse.Namespace) -> int:
     order = _order(args.order, [pod_key(p) for p in objs.pods])
     variant = Variant(args.variant) if args.variant else None
     report = verify_state(objs, features, variant, compare=not args.no_compare, order=order,
-                          pending=not args.no_pending, budget=args.budget)
+                          pending=not args.no_pending, budget=args.budget, progress=common.reporter(args))
     common.emit(render(report, args.output))
     return EXIT_FINDINGS if report.failing(args.fail_on) else EXIT_OK

@@ -31,10 +31,13 @@ from dralloc.io.loader import ObjectSet
 from dralloc.models import (
     CompositePodGroup,
     DeviceClass,
+    DeviceTaintRule,
     Node,
     ObjectMeta,
     Pod,
+    PodDisruptionBudget,
     PodGroup,
+    PriorityClass,
     ResourceClaim,
     ResourceClaimStatus,
     ResourceClaimTemplate,
@@ -122,6 +125,10 @@ class ClusterStore:
             elif isinstance(obj, (Workload, PodGroup, CompositePodGroup)):
                 # gangs (scheduling.k8s.io): not what the allocator sees, but which claims a pod uses
                 self._gang_objects[(obj.kind, _ns_key(obj))] = obj
+            elif isinstance(obj, (PodDisruptionBudget, PriorityClass)):
+                continue   # budgets and priorities do not change what the allocator sees
+            elif isinstance(obj, DeviceTaintRule):
+                continue   # applied to the slices by those who read them (dralloc.inventory.taintrules)
             else:
                 raise InputError(f"a cluster holds no {type(obj).__name__} objects")
 

@@ -4,6 +4,8 @@ plus Node and Pod). Models hold data only; no solver, YAML or CEL here."""
 from dralloc.models.base import K8sModel, OpenModel, QuantityField
 from dralloc.models.core import (
     Container,
+    LabelSelector,
+    LabelSelectorRequirement,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -11,10 +13,17 @@ from dralloc.models.core import (
     ObjectMeta,
     OwnerReference,
     Pod,
+    PodCondition,
     PodResourceClaim,
     PodSchedulingGroup,
     TypedObject,
     WorkloadReference,
+)
+from dralloc.models.policy import (
+    PodDisruptionBudget,
+    PodDisruptionBudgetSpec,
+    PodDisruptionBudgetStatus,
+    PriorityClass,
 )
 from dralloc.models.resource import (
     AllocationResult,
@@ -37,6 +46,9 @@ from dralloc.models.resource import (
     DeviceSelector,
     DeviceSubRequest,
     DeviceTaint,
+    DeviceTaintRule,
+    DeviceTaintRuleSpec,
+    DeviceTaintSelector,
     DeviceToleration,
     ExactDeviceRequest,
     OpaqueDeviceConfiguration,
@@ -63,6 +75,9 @@ __all__ = [
     "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
     "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DeviceRequest",
     "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
+    "DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintSelector", "LabelSelector", "LabelSelectorRequirement",
+    "OwnerReference", "PodCondition", "PodDisruptionBudget", "PodDisruptionBudgetSpec", "PodDisruptionBudgetStatus",
+    "PriorityClass",
     "DeviceToleration", "ExactDeviceRequest", "K8sModel", "Node", "NodeSelector",
     "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OwnerReference", "OpaqueDeviceConfiguration",
     "GangSchedulingPolicy", "OpenModel", "Pod", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",

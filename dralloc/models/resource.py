@@ -356,3 +356,35 @@ class ResourceClaimTemplate(TypedObject):
     kind: Literal["ResourceClaimTemplate"] = "ResourceClaimTemplate"
     api_version: str = "resource.k8s.io/v1"
     spec: ResourceClaimTemplateSpec = Field(default_factory=ResourceClaimTemplateSpec)
+
+
+# ---------------------------------------------------------------- device taint rules
+
+
+class DeviceTaintSelector(K8sModel):
+    """Which devices a DeviceTaintRule taints: every field set must match
+    (the empty selector matches every device). ``deviceClassName`` and
+    ``selectors`` exist only in v1alpha3 as Kubernetes 1.33 and 1.34 served
+    it (removed in 1.35)."""
+
+    driver: str | None = None
+    pool: str | None = None
+    device: str | None = None
+    device_class_name: str | None = None
+    selectors: list[DeviceSelector] | None = None
+
+
+class DeviceTaintRuleSpec(K8sModel):
+    device_selector: DeviceTaintSelector | None = None
+    taint: DeviceTaint
+
+
+class DeviceTaintRule(TypedObject, OpenModel):
+    """resource.k8s.io DeviceTaintRule (v1alpha3 in 1.33-1.36, v1beta2 from
+    1.36, v1 from 1.37): one taint added to every device its selector
+    matches, as if the driver had published it."""
+
+    kind: Literal["DeviceTaintRule"] = "DeviceTaintRule"
+    api_version: str = "resource.k8s.io/v1"
+    spec: DeviceTaintRuleSpec
+    status: dict[str, FreeForm] | None = None

@@ -26,14 +26,13 @@ from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.triggers import Trigger, find_triggers
 from dralloc.solver.cancel import CANCELLED, cancel_requested
-from dralloc.solver.cancel import solve as solve_cancellable
 from dralloc.solver.compare import compare_with_kubernetes, no_trigger
 from dralloc.solver.limits import limit_or_default, stopped
 from dralloc.solver.outcome import REPLAY_NOTE, KubernetesAnswer, Outcome, Status
 from dralloc.solver.replay import Chosen, ReplaySearch, SearchStopped
 from dralloc.solver.replay_run import fill_from_search, run_replay
 from dralloc.solver.results import build_allocation
-from dralloc.solver.search import fixed_search
+from dralloc.solver.search import fixed_search, run
 from dralloc.solver.shareids import ShareIDs, derived
 
 
@@ -87,7 +86,7 @@ def fill(out: Outcome, enc: Encoding, chosen: list[list[Chosen]], selected: dict
 def first_fit_solve(enc: Encoding, time_limit: float) -> tuple[cp_model.CpSolver, int]:
     enc.model.AddDecisionStrategy(enc.decision_order(), cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
     solver = _params(True, time_limit)
-    status = solve_cancellable(solver, enc.model)
+    status = run(solver, enc.model).status
     return solver, status
 
 

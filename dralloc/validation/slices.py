@@ -7,7 +7,14 @@ device as the KEP requires."""
 
 from __future__ import annotations
 
-from dralloc.models import Device, DeviceAttribute, DeviceCapacity, NodeSelector, ResourceSlice
+from dralloc.models import (
+    Device,
+    DeviceAttribute,
+    DeviceCapacity,
+    DeviceTaint,
+    NodeSelector,
+    ResourceSlice,
+)
 from dralloc.models.resource import CounterSet, DeviceCounterConsumption
 from dralloc.validation import formats as f
 from dralloc.validation.capacity import capacity
@@ -185,15 +192,20 @@ def _taints(c: Collector, path: str, d: Device) -> None:
     if c.limit(f"{path}.taints", "device.taints.max", "taints", len(taints), MAX_TAINTS):
         return
     for t, taint in enumerate(taints):
-        tp = f"{path}.taints[{t}]"
-        if not taint.key:
-            c.add(f"{tp}.key", "format.required", "taint key is required")
-        else:
-            f.label_key(c, f"{tp}.key", taint.key, "taint key")
-        f.label_value(c, f"{tp}.value", taint.value or "", "taint value")
-        if taint.effect not in TAINT_EFFECTS:
-            c.add(f"{tp}.effect", "device.taints.effect",
-                  f"effect {taint.effect!r} is not one of {', '.join(TAINT_EFFECTS)}")
+        check_taint(c, f"{path}.taints[{t}]", taint)
+
+
+def check_taint(c: Collector, tp: str, taint: DeviceTaint) -> None:
+    """A device taint (in a slice or a DeviceTaintRule): a label key, a label
+    value, one of the known effects."""
+    if not taint.key:
+        c.add(f"{tp}.key", "format.required", "taint key is required")
+    else:
+        f.label_key(c, f"{tp}.key", taint.key, "taint key")
+    f.label_value(c, f"{tp}.value", taint.value or "", "taint value")
+    if taint.effect not in TAINT_EFFECTS:
+        c.add(f"{tp}.effect", "device.taints.effect",
+              f"effect {taint.effect!r} is not one of {', '.join(TAINT_EFFECTS)}")
 
 
 def binding_conditions(c: Collector, path: str, conds: list[str] | None, failures: list[str] | None) -> None:
