@@ -86,7 +86,7 @@ def _bare(u: Unit) -> list[ResourceClaim]:
 
 def _run(cluster: Cluster, u: Unit) -> Answer:
     """The Kubernetes search for the unit's claims on the cluster as it was then."""
-    return _answer(cluster.allocate(u.node, _bare(u), mode="replay"))
+    return _answer(cluster.allocate(u.node, _bare(u), mode="replay", build=False))
 
 
 def _run_with(objs: ObjectSet, u: Unit, held: list[ResourceClaim], features: Features, variant: Variant) -> Answer:

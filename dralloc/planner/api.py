@@ -23,7 +23,7 @@ from dralloc.planner.questions.repack import mixed_fragmentation
 from dralloc.planner.simulate.podsim import NodeObjects, probes
 from dralloc.planner.view.cluster import Cluster, build_cluster
 from dralloc.planner.view.demand import Demand, demand_from
-from dralloc.planner.view.pods import PodsDemand, pods_demand
+from dralloc.planner.view.pods import PodsDemand, device_plugin_note, pods_demand
 from dralloc.planner.view.weigh import weigh_pods, weigh_workloads
 from dralloc.validation.admission import admit
 
@@ -77,7 +77,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
         objs = Grower(objs, unit_from(objs, template_objs, opts.template)).with_k(opts.add)
         template_objs = None
     objective = opts.objective if question not in PLACES_EVERYTHING else DEFAULT_OBJECTIVE
-    if question == "fragmentation" and (pending := pods_demand(objs)).pods and not pending.simple():
+    if question == "fragmentation" and (pending := pods_demand(objs, feats)).pods and not pending.simple():
         per_node = _weigh(objs, pending, objective, feats)
         ans = mixed_fragmentation(objs, pending, feats, opts.time_limit, opts.workers, opts.progress, per_node)
         return express(ans, pending.weighing())
@@ -89,14 +89,25 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
         ans.objective = {"name": opts.objective, "note": "no pending demand: the re-pack needs the fewest units for "
                                                          "what is allocated, whatever the objective"}
         return ans
-    general = pods_demand(objs)
+    general = pods_demand(objs, feats)
     if not general.pods:
-        raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
+        raise InputError("no demand: give Pods (with ResourceClaimTemplates or extended resources a DeviceClass "
+                         "serves) or unallocated ResourceClaims")
+    ans = _answer(question, objs, general, opts, template_objs, objective)
+    note = device_plugin_note(objs, feats)
+    if note is not None:
+        ans.optimal.setdefault("notes", []).append(note)
+    return ans
+
+
+def _answer(question: str, objs: ObjectSet, general: PodsDemand, opts: Options,
+            template_objs: ObjectSet | None, objective: str) -> Answer:
+    feats = opts.features()
     if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1):
         per_node = _weigh(objs, general, objective, feats)
         return express(_ask_general(question, objs, general, opts, template_objs, per_node), general.weighing(),
                        opts.objective)
-    demand = demand_from(objs)
+    demand = demand_from(objs, feats)
     if not demand.workloads:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
     nodes: list[Node] = list(objs.nodes)
