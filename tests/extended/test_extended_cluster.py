@@ -182,3 +182,15 @@ def test_of_two_classes_naming_the_resource_the_newer_ones_devices_serve(tmp_pat
     assert rows == {"a": False, "b": True}
     [claim] = cl.pod_claims("default/p")
     assert [r.exactly.device_class_name for r in claim.spec.devices.requests if r.exactly] == ["new"]
+
+
+def test_fits_skips_no_node_a_device_plugin_may_serve(tmp_path: Path) -> None:
+    """``fits()`` passes over nodes whose free DRA devices are too few; the
+    extended-resource claim is built per node and a node's device plugin may
+    serve it without any DRA device, so such a node is still asked: fits
+    lists what asking every node lists, with the pod or its claims given."""
+    cl = cluster(tmp_path, [gpu_pod("p", 2)])
+    every = [n.name for n, out in cl.each_node(pod="default/p") if out.ok]
+    assert "plugin-1" in every
+    assert [n.name for n, _ in cl.fits(pod="default/p")] == every
+    assert [n.name for n, _ in cl.fits(cl.pod_claims("default/p"))] == every
