@@ -20,12 +20,19 @@ from typing import Any
 
 from dralloc.checker.rules import with_allocation
 from dralloc.cluster.free import need_of
-from dralloc.cluster.guard import Basis, claim_changed, new_violations, result_pools, stale
+from dralloc.cluster.guard import (
+    Basis,
+    claim_changed,
+    new_violations,
+    plugin_short,
+    result_pools,
+    stale,
+)
 from dralloc.cluster.ledger import claim_key
 from dralloc.cluster.pods import answered, for_node, on_node, pod_claims
 from dralloc.cluster.store import ClusterStore, NodeView
 from dralloc.errors import InputError
-from dralloc.extended import ExtendedReader, is_extended_claim
+from dralloc.extended import ExtendedReader, allocatable, is_extended_claim
 from dralloc.features import Features, Variant
 from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
@@ -284,6 +291,10 @@ class Cluster(ClusterStore):
                 if now is not then:
                     raise claim_changed(key, then, now)
         node = basis.node if basis is not None else self.node(outcome.node)
+        if outcome.device_plugin:
+            short = plugin_short(node.name, allocatable(node), self.plugin_used(node.name), outcome.device_plugin)
+            if short is not None:
+                raise short
         view = self.view(node)
         allocations = outcome.allocations or []
         pools = view.pools | result_pools(allocations)

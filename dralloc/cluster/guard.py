@@ -17,7 +17,9 @@ re-checks the answer with the independent checker against the current state
 and refuses it when the check finds a violation the answer did not already
 have when it was computed (a replay answer keeps the Kubernetes defects it
 reproduced): a device held meanwhile, a counter that would be overdrawn, a
-device that is gone."""
+device that is gone. What a node's device plugins hand out (extended
+resources a pod takes from ``status.allocatable``) is checked on every
+commit against what is taken now (:func:`plugin_short`)."""
 
 from __future__ import annotations
 
@@ -104,3 +106,16 @@ def stale(node: Node, found: list[Finding]) -> StaleAnswerError:
     more = f" (and {len(found) - 1} more problem(s))" if len(found) > 1 else ""
     return StaleAnswerError(f"the answer for node {node.name} no longer holds: {found[0].message}{more}; "
                             "the cluster changed since it was computed: compute a new answer")
+
+
+def plugin_short(node: str, have: dict[str, int], used: dict[str, int], take: dict[str, int]) -> StaleAnswerError | None:
+    """The answer takes ``take`` of the node's device-plugin resources; with
+    ``used`` taken now of ``have`` (``status.allocatable``), refuse it when
+    one is short (another answer took them meanwhile)."""
+    for name, n in sorted(take.items()):
+        free = have.get(name, 0) - used.get(name, 0)
+        if n > free:
+            return StaleAnswerError(f"node {node}: the answer takes {n} {name} from the node's device plugin, "
+                                    f"{max(free, 0)} of {have.get(name, 0)} free now (taken meanwhile); "
+                                    "compute a new answer")
+    return None
