@@ -44,6 +44,8 @@ FLAGS_OF_GATES = {
     "DRAConsumableCapacity": "consumable_capacity",
     "DRAListTypeAttributes": "list_type_attributes",
     "DRAExtendedResource": "extended_resource",
+    "DRADerivedAttributes": "derived_attributes",            # 1.37 alpha, KEP-6080
+    "DRADeviceCompatibilityGroups": "compatibility_groups",  # 1.37 alpha, KEP-5963
 }
 GATES: dict[str, str | None] = {
     **FLAGS_OF_GATES,
@@ -85,6 +87,8 @@ class Features:
     list_type_attributes: bool = False
     device_status: bool = False
     extended_resource: bool = False
+    derived_attributes: bool = False
+    compatibility_groups: bool = False
     kubernetes_version: str = DEFAULT_RELEASE
 
     @classmethod

@@ -109,7 +109,7 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
     objs.extend(sc.objects)
     for c in [*sc.allocated, *sc.claims]:
         objs.add(c)
-    rel = release_of(args)
+    rel = release_of(args) or sc.kubernetes_version  # --kubernetes-version, else the scenario's own
     features = parse_features(args.features, rel) if args.features else Features.from_gates(sc.features, rel)
     node = sc.node or Node(metadata=ObjectMeta(name=""))
     if args.node:

@@ -95,6 +95,8 @@ _NOT_SELECTED: dict[tuple[str, str, str, str], Exclusion] = {}   # the same few 
 def _not_selected_new(problem: Problem, spec: RequestSpec, why: str) -> Exclusion:
     if why.startswith("has binding conditions"):
         return Exclusion(GATE_OFF, "binding conditions, DRADeviceBindingConditions off", STAGE_NOT_SELECTED)
+    if why.startswith("has compatibility groups"):
+        return Exclusion(GATE_OFF, "compatibility groups, DRADeviceCompatibilityGroups off", STAGE_NOT_SELECTED)
     if why.startswith("does not match class"):
         return Exclusion(CLASS, spec.device_class_name, STAGE_NOT_SELECTED)
     if why.startswith("is not available on node"):

@@ -8,6 +8,7 @@ from typing import Any
 
 from dralloc.errors import InputError
 from dralloc.features import Features
+from dralloc.inventory.compat import declares_groups
 from dralloc.io import ObjectSet, load
 from dralloc.io.progress import Progress, counter
 from dralloc.models import Node
@@ -84,7 +85,7 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=counter(opts.progress, "nodes analysed"))
         empty = build_cluster(without_allocations(objs), Demand(), feats)
-        ans = fragmentation(state, empty, opts.time_limit, opts.workers)
+        ans = fragmentation(state, empty, opts.time_limit, opts.workers, groups=_groups_matter(objs, feats))
         ans.cluster = state
         ans.objective = {"name": opts.objective, "note": "no pending demand: the re-pack needs the fewest units for "
                                                          "what is allocated, whatever the objective"}
@@ -103,7 +104,8 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
 def _answer(question: str, objs: ObjectSet, general: PodsDemand, opts: Options,
             template_objs: ObjectSet | None, objective: str) -> Answer:
     feats = opts.features()
-    if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1):
+    if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1) \
+            or _groups_matter(objs, feats):
         per_node = _weigh(objs, general, objective, feats)
         return express(_ask_general(question, objs, general, opts, template_objs, per_node), general.weighing(),
                        opts.objective)
@@ -138,10 +140,21 @@ def _weigh(objs: ObjectSet, demand: PodsDemand, objective: str, feats: Features)
     return per_node
 
 
+def _groups_matter(objs: ObjectSet, features: Features) -> bool:
+    """Compatibility groups (DRADeviceCompatibilityGroups) decide which
+    partitions go together: the pattern model's layouts do not know them, the
+    allocator's encoding (the general models) does."""
+    return features.compatibility_groups and any(
+        declares_groups(d) for s in objs.slices for d in s.spec.devices or [])
+
+
 def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Options,
                  template_objs: ObjectSet | None, per_node: NodeObjects | None = None) -> Answer:
     """Demand beyond one device per pod: the joint model over nodes."""
     feats = opts.features()
+    if question == "layout" and demand.simple():
+        raise InputError("layout's pattern model does not know compatibility groups (DRADeviceCompatibilityGroups "
+                         "is on and devices declare them); ask fit or add-nodes")
     if question == "layout":
         raise InputError("layout answers for pods with one claim for one device; for this demand ask fit or add-nodes")
     if question == "fit":

@@ -95,6 +95,8 @@ def allocation(c: Collector, path: str, alloc: AllocationResult, claim: Resource
                 c.add(f"{rp}.shareID", "allocation.share-id", f"shareID {r.share_id!r} is not a lower-case UUID")
             tolerations(c, f"{rp}.tolerations", r.tolerations)
             binding_conditions(c, rp, r.binding_conditions, r.binding_failure_conditions)
+            for cs in r.compatibility_groups or {}:
+                f.dns_label(c, f"{rp}.compatibilityGroups[{cs}]", cs, "counter set name")
     for i, cfg in enumerate((devs.config or []) if devs else []):
         cp = f"{path}.devices.config[{i}]"
         if cfg.source not in CONFIG_SOURCES:
