@@ -35,7 +35,7 @@ def main() -> None:
     ap.add_argument("--gpu-nodes", type=int, default=500)
     ap.add_argument("--mig-nodes", type=int, default=500)
     ap.add_argument("--load", type=float, default=1.1, help="demand for the whole-GPU nodes, x their capacity")
-    ap.add_argument("--mig-load", type=float, default=0.9, help="demand for the MIG nodes, x their capacity")
+    ap.add_argument("--mig-load", type=float, default=0.8, help="demand for the MIG nodes, x their capacity")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--time-limit", type=float, default=None, help="per count tried (default: plan's)")
     ap.add_argument("--workers", type=int, default=2)
