@@ -227,13 +227,16 @@ def _counted_optimum(res: AddResult, limit: int, time_limit: float) -> dict[str,
 
 def _search(ok: Callable[[int], bool], lo: int, hi: int | None, limit: int) -> int | None:
     """Smallest k in (lo, hi] with ok(k), ok(hi) known true; without hi,
-    doubling from lo+1 up to ``limit`` first."""
+    lo + 1, lo + 2, lo + 4, ... up to ``limit`` first (the answer is
+    usually near lo: few tries, each on a cluster not much larger)."""
     if hi is None:
-        hi = max(1, lo + 1)
+        base, step = lo, 1
+        hi = min(base + step, limit)
         while not ok(hi):
             if hi >= limit:
                 return None
-            lo, hi = hi, min(hi * 2, limit)
+            lo, step = hi, step * 2
+            hi = min(base + step, limit)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
