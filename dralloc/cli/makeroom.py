@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         names = None
         if args.demand:
             names = {f"{p.metadata.namespace or 'default'}/{p.name}" for p in read(args, args.demand).pods}
-        work = select_work(objs, args.for_pod, args.for_gang, names, ", ".join(args.demand))
+        work = select_work(objs, args.for_pod, args.for_gang, names, ", ".join(args.demand), feats)
         answer: Any = answer_make_room(objs, feats, work, opts)
         data = answer.data
     else:
