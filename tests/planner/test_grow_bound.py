@@ -129,6 +129,7 @@ def test_progress_tells_each_count_with_the_bounds() -> None:
     counts = [note for step, note in seen if step == "add-nodes (optimal): count"]
     assert counts == ["0 added? (nodes needed >= 0, none found yet)", "4 added? (nodes needed >= 4, none found yet)"]
     assert ans.optimal["nodes"] == 4
+    assert ("first-fit with 4 added: pods simulated", "") in seen      # the simulation, from the bound up
 
 
 def test_least_count_of_one_cut_is_exact() -> None:

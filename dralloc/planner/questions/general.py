@@ -260,7 +260,8 @@ def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, te
 
     def ff_ok(k: int) -> bool:
         trying("first-fit", k)
-        return not simulate_pods(grow.with_k(k), demand, features, policy=policy).unplaced
+        return not simulate_pods(grow.with_k(k), demand, features, policy=policy,
+                                 progress=counter(progress, f"first-fit with {k} added: pods simulated")).unplaced
 
     limit_s = limit_or_default(time_limit, "plan")
     counted = fewest_added(grow.with_k(1), demand, features, unit.copy_name(0), limit, limit_s, workers, progress) \
