@@ -15,7 +15,6 @@ import functools
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from dralloc.checker.rules import with_allocation
@@ -28,6 +27,7 @@ from dralloc.features import Features, Variant
 from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io.loader import ObjectSet, load
+from dralloc.io.sources import Input, release
 from dralloc.models import Node, Pod, ResourceClaim, TypedObject
 from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Outcome, Status
@@ -64,13 +64,16 @@ class Cluster(ClusterStore):
         self._add_all(items)
 
     @classmethod
-    def load(cls, paths: Iterable[str | Path], features: Features | Iterable[str] | None = None,
+    def load(cls, paths: Iterable[Input], features: Features | Iterable[str] | None = None,
              variant: Variant | str | None = None, kubernetes_version: str | None = None) -> Cluster:
-        """Read files (as :func:`dralloc.io.load`: every problem raised at
-        once; objects in API versions the release does not serve are read,
-        with a warning in ``.warnings`` of the loaded set) and admit them."""
-        feats = Features.of(features, kubernetes_version)
-        return cls(load(paths, kubernetes_version=feats.kubernetes_version), feats, variant)
+        """Read files, or a live cluster (:class:`dralloc.io.live.LiveSource`),
+        as :func:`dralloc.io.load` does (every problem raised at once; objects
+        in API versions the release does not serve are read, with a warning in
+        ``.warnings`` of the loaded set) and admit them. The release is
+        ``kubernetes_version``, else a live cluster's own, else 1.37."""
+        items = list(paths)
+        feats = Features.of(features, release(items, kubernetes_version))
+        return cls(load(items, kubernetes_version=feats.kubernetes_version), feats, variant)
 
     # ------------------------------------------------------------ questions
 
