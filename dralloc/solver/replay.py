@@ -224,11 +224,11 @@ class ReplaySearch:
         Kubernetes recurses once per device: device k is searched from the
         position after device k-1 (incubating and experimental search
         combinations) or from the first (stable: permutations). Here the
-        devices taken so far are a stack; taking device k (k < count - 1)
-        is the next allocateOne step, counted here (what allocateOne checks
-        first cannot differ: same claim, same request, and the results
-        limit holds when it held for device k-1). The last device hands over
-        to the next request."""
+        devices taken so far are a stack; the allocateOne step after taking
+        a device is counted here (what allocateOne checks first cannot
+        differ: same claim, same request, and the results limit holds when
+        it held for the device before), and after the last device it moves
+        on to the next request."""
         pos, kinds = lst.pos, lst.kinds
         in_use, results, cache = self.in_use, self.results[c], lst.chosen
         cands, compiled, try_use = self.candidates, self.compiled, self.counters.try_use
@@ -284,15 +284,16 @@ class ReplaySearch:
                 self._untake(c, lst, idx, held, chosen)
                 continue
             j += 1
+            self.steps += 1
+            if self.steps >= self._next_check:
+                self._checkpoint()
             if len(taken) < last:
                 taken.append((j, idx, held, chosen))
-                self.steps += 1
-                if self.steps >= self._next_check:
-                    self._checkpoint()
                 if stable:
                     j = 0
                 continue
-            out = self.allocate_one(c, r, s, last + 1, in_sub)
+            # allocateOne past the request's last device: on to the next request
+            out = self.allocate_one(c, r + 1, 0, 0, False)
             if out == OK:
                 return OK
             self._untake(c, lst, idx, held, chosen)

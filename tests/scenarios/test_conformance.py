@@ -15,6 +15,8 @@ import yaml
 from dralloc.check import check_scenario, run_scenario
 from dralloc.features import Variant
 from dralloc.io.scenario import Scenario, parse_scenario
+from tests.scenarios.replay_record import answer
+from tests.scenarios.test_replay_record import own_record
 from tests.solver.test_triggers import assert_fired_defects_have_triggers
 
 HERE = Path(__file__).parent / "conformance"
@@ -62,6 +64,8 @@ def test_replay_matches_kubernetes(path: Path) -> None:
     assert res.passed, "\n".join(res.differences)
     assert res.outcome is not None
     assert_fired_defects_have_triggers(sc, res.outcome)
+    # step for step the search recorded before it was reorganised for speed
+    assert {"steps": res.outcome.steps, "answer": answer(res.outcome)} == own_record(path)
 
 
 def _step_cases() -> list[tuple[Path, str, int]]:

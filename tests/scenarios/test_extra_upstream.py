@@ -13,6 +13,8 @@ import pytest
 from dralloc.check import check_scenario, run_scenario
 from dralloc.features import Variant
 from dralloc.io.scenario import Scenario, load_scenarios
+from tests.scenarios.replay_record import answer
+from tests.scenarios.test_replay_record import own_record
 from tests.solver.test_triggers import assert_fired_defects_have_triggers
 
 FILES = sorted((Path(__file__).parent / "extra").glob("*.yaml"))
@@ -42,6 +44,8 @@ def test_extra_case_matches_kubernetes(path: Path, mode: str) -> None:
     if mode == "replay":
         assert res.outcome is not None
         assert_fired_defects_have_triggers(sc, res.outcome)
+        # step for step the search recorded before it was reorganised for speed
+        assert {"steps": res.outcome.steps, "answer": answer(res.outcome)} == own_record(path)
 
 
 def _step_cases() -> list[tuple[Path, str, int]]:
