@@ -112,23 +112,26 @@ class CounterLedger:
 
     @staticmethod
     def try_use(row: Row, use: Use) -> bool:
-        """:meth:`try_add` with the device compiled."""
+        """:meth:`try_add` with the device compiled. Each counter is compared
+        right after the device's amount is added to it: the device touches
+        each counter once, so that is the comparison after adding them all."""
         consumed, available = row.consumed, row.available
-        for i, a in use:
-            consumed[i] += a
         if row.check_all:
-            bad = any(v is not None and v < consumed[i] for i, v in enumerate(available))
-        else:
-            bad = False
-            for i, _ in use:
-                v = available[i]
-                if v is not None and v < consumed[i]:
-                    bad = True
-                    break
-        if bad:
             for i, a in use:
-                consumed[i] -= a
-            return False
+                consumed[i] += a
+            if any(v is not None and v < consumed[i] for i, v in enumerate(available)):
+                for i, a in use:
+                    consumed[i] -= a
+                return False
+            return True
+        for n, (i, a) in enumerate(use):
+            now = consumed[i] + a
+            consumed[i] = now
+            v = available[i]
+            if v is not None and v < now:
+                for i2, a2 in use[:n + 1]:
+                    consumed[i2] -= a2
+                return False
         return True
 
     def release(self, pd: PoolDevice) -> None:

@@ -27,10 +27,10 @@ from dralloc.solver.constraints import (
     MatchAttribute,
     build_constraints,
 )
-from dralloc.solver.ledger import CounterLedger, Use, Row
+from dralloc.solver.ledger import CounterLedger
 from dralloc.solver.replay_devices import CapacityBook, Chosen
+from dralloc.solver.replay_exact import FAIL, MAX, OK, CandidateList, CountUse, exact
 
-OK, FAIL, MAX = "ok", "fail", "max"
 FIRST_CHECKPOINT = 64
 CHECKPOINT_EVERY = 1024
 
@@ -51,36 +51,6 @@ class StepLimitReached(SearchStopped):
 
     def __init__(self, steps: int) -> None:
         super().__init__(steps, "steps")
-
-
-class _Candidates:
-    """The devices one request can select, in search order, found lazily: a
-    device is looked at (selectors, node) the first time the search gets that
-    far, as in Kubernetes. A selector error is kept and raised when the search
-    reaches that device while it is free, where Kubernetes raises it.
-
-    Beside each position, what taking the device involves for this request
-    (``kinds``), decided once from what cannot change during the search:
-    ``PLAIN`` -- only marking it in use (no counters, no taint, no
-    constraint of this request, not shared, capacity verdict fixed and true),
-    ``MATCH`` -- the same plus the constraints that apply to the request
-    (``cons``), ``COUNT`` -- the same as ``PLAIN`` plus the device's counters,
-    ``SKIP`` -- refused without any side effect (taint or fixed capacity
-    verdict), ``FULL`` -- the general checks, in Kubernetes' order."""
-
-    __slots__ = ("pos", "kinds", "errors", "scanned", "chosen", "cons")
-
-    def __init__(self) -> None:
-        self.pos: list[int] = []          # indices into ReplaySearch.candidates, increasing
-        self.kinds: list[int] = []        # per position: PLAIN, SKIP or FULL
-        self.errors: set[int] = set()     # of those, devices whose selectors fail
-        self.scanned = 0                  # every index below this has been looked at
-        self.chosen: dict[int, Chosen] = {}  # PLAIN and MATCH results, by (results before) * 2**20 + position
-        self.cons: list[Constraint] = []     # the claim's constraints that apply to this request
-
-
-PLAIN, MATCH, COUNT, SKIP, FULL = 0, 1, 2, 3, 4
-_POS_BITS = 20
 
 
 class ReplaySearch:
@@ -121,8 +91,8 @@ class ReplaySearch:
         committed = 1 << self._claims
         self.in_use = [committed if pd.id in problem.state.devices else 0 for pd in self.candidates]
         # per candidate: its counter row and consumption, once its counters were first checked
-        self.compiled: list[tuple[Row, Use] | None] = [None] * len(self.candidates)
-        self._lists: dict[tuple[int, int, int], _Candidates] = {}
+        self.compiled: list[CountUse | None] = [None] * len(self.candidates)
+        self._lists: dict[tuple[int, int, int], CandidateList] = {}
         self.leaked: dict[tuple[str, str], CounterMap] = {}  # pool -> counters leaked by late refusals
 
     @property
@@ -191,9 +161,9 @@ class ReplaySearch:
         if listed is None:
             lst = self._lists.get(req.key)
             if lst is None:
-                lst = self._lists[req.key] = _Candidates()
-                lst.cons = [con for con in self.constraints[c] if con.applies(req.base, req.sub)]
-            return self._exact(c, r, s, in_sub, req, lst)
+                lst = self._lists[req.key] = CandidateList(
+                    [con for con in self.constraints[c] if con.applies(req.base, req.sub)])
+            return exact(self, c, r, req, lst)
         pd = listed[k]
         idx = self.index[id(pd)]
         if not self._free(c, req, pd, idx):
@@ -217,163 +187,6 @@ class ReplaySearch:
                 self.selected[(c, r)] = s
                 return OK
         return MAX if all_max else FAIL
-
-    def _exact(self, c: int, r: int, s: int, in_sub: bool, req: RequestSpec, lst: _Candidates) -> str:
-        """allocateOne for every device of an ExactCount request, as one loop.
-
-        Kubernetes recurses once per device: device k is searched from the
-        position after device k-1 (incubating and experimental search
-        combinations) or from the first (stable: permutations). Here the
-        devices taken so far are a stack; the allocateOne step after taking
-        a device is counted here (what allocateOne checks first cannot
-        differ: same claim, same request, and the results limit holds when
-        it held for the device before), and after the last device it moves
-        on to the next request."""
-        pos, kinds = lst.pos, lst.kinds
-        in_use, results, cache = self.in_use, self.results[c], lst.chosen
-        cands, compiled, try_use = self.candidates, self.compiled, self.counters.try_use
-        bit = 1 << c
-        busy = bit if req.admin else -1   # in-use bits that exclude a device: this claim's (admin access), any
-        last = req.num_devices - 1
-        stable = self.variant is Variant.STABLE
-        taken: list[tuple[int, int, int, Chosen]] = []  # per device held: (next position, index, in use before, result)
-        j = 0
-        while True:
-            n = len(pos)
-            for j in range(j, n):
-                # DC-1/DC-2 (the hot path of a deep search), then DC-3..DC-18.
-                idx = pos[j]
-                held = in_use[idx]
-                if held & busy:
-                    continue
-                kind = kinds[j]
-                if kind <= COUNT:
-                    if kind == MATCH:
-                        if not self._match(lst.cons, req, cands[idx]):
-                            continue
-                    elif kind == COUNT:
-                        cu = compiled[idx]
-                        if cu is None:
-                            cu = compiled[idx] = self.counters.compiled(cands[idx])
-                        if not try_use(*cu):
-                            continue
-                    in_use[idx] = held | bit
-                    n_before = len(results)
-                    ck = (n_before << _POS_BITS) | j
-                    chosen = cache.get(ck)
-                    if chosen is None:
-                        chosen = cache[ck] = Chosen(req, cands[idx], idx, counted=kind == COUNT, n_before=n_before)
-                    results.append(chosen)
-                elif kind == SKIP:
-                    continue
-                else:
-                    got = self._full(c, req, lst, idx)
-                    if got is None:
-                        continue
-                    chosen, held = got, -1
-                break
-            else:
-                # no device from here on: deeper devices of this request may
-                # have grown the list meanwhile, or the next one is looked at
-                if n < len(pos) or (lst.scanned < len(cands) and self._extend(lst, req)):
-                    j = n
-                    continue
-                if not taken:
-                    return FAIL
-                j, idx, held, chosen = taken.pop()
-                self._untake(c, lst, idx, held, chosen)
-                continue
-            j += 1
-            self.steps += 1
-            if self.steps >= self._next_check:
-                self._checkpoint()
-            if len(taken) < last:
-                taken.append((j, idx, held, chosen))
-                if stable:
-                    j = 0
-                continue
-            # allocateOne past the request's last device: on to the next request
-            out = self.allocate_one(c, r + 1, 0, 0, False)
-            if out == OK:
-                return OK
-            self._untake(c, lst, idx, held, chosen)
-            if out == MAX:
-                while taken:
-                    _, idx, held, chosen = taken.pop()
-                    self._untake(c, lst, idx, held, chosen)
-                return MAX
-
-    def _untake(self, c: int, lst: _Candidates, idx: int, held: int, chosen: Chosen) -> None:
-        """DC-19 for a device taken by :meth:`_exact` (``held``: the in-use
-        bits before, or -1 when the general checks took it)."""
-        if held < 0:
-            self.undo(c, chosen)
-            return
-        if lst.cons:
-            req, pd = chosen.req, chosen.pd
-            for con in lst.cons:
-                con.remove(req.base, req.sub, pd)
-        elif chosen.counted:
-            cu = self.compiled[idx]
-            assert cu is not None
-            CounterLedger.release_use(*cu)
-        self.in_use[idx] = held
-        del self.results[c][-1]
-
-    def _match(self, cons: list[Constraint], req: RequestSpec, pd: PoolDevice) -> bool:
-        """DC-15 for a device with nothing else to check: the constraints
-        that apply to the request, in order; a refusal takes back the ones
-        that took the device (nothing was counted: nothing leaks)."""
-        for i, con in enumerate(cons):
-            if not con.add(req.base, req.sub, pd):
-                for prev in cons[:i]:
-                    prev.remove(req.base, req.sub, pd)
-                return False
-        return True
-
-    def _full(self, c: int, req: RequestSpec, lst: _Candidates, idx: int) -> Chosen | None:
-        """DC-3..DC-18 for a free device whose taking is not PLAIN."""
-        pd = self.candidates[idx]
-        if lst.errors and idx in lst.errors:
-            self.p.selectable(pd, req)  # raises the selector's error, as Kubernetes does here
-        if self.multi_ok and not self.capacity.fits(req, pd):
-            return None
-        return self.allocate_device(c, req, pd, idx, must=False)
-
-    def _extend(self, lst: _Candidates, req: RequestSpec) -> bool:
-        """Look at the next devices until one is selectable for ``req``."""
-        cands = self.candidates
-        while lst.scanned < len(cands):
-            idx = lst.scanned
-            lst.scanned += 1
-            try:
-                if not self.p.selectable(cands[idx], req):
-                    continue
-            except AllocationError:
-                lst.errors.add(idx)
-            lst.pos.append(idx)
-            lst.kinds.append(FULL if idx in lst.errors else self._kind(lst, req, cands[idx]))
-            return True
-        return False
-
-    def _kind(self, lst: _Candidates, req: RequestSpec, pd: PoolDevice) -> int:
-        """What taking ``pd`` for ``req`` involves (:class:`_Candidates`),
-        from what stays fixed during the search."""
-        dev = pd.device
-        if self.multi_ok:
-            if dev.allow_multiple_allocations or self.capacity.may_grow(req):
-                return FULL   # tentative shares and growing requests change the verdict
-            if not self.capacity.fits(req, pd):
-                return SKIP   # DC-7
-        tainted = bool(dev.taints) and self.features.device_taints and untolerated_taint(
-            dev.taints, req.tolerations) is not None
-        if self.counted_devices and dev.consumes_counters:
-            if not self.features.partitionable_devices:
-                return SKIP
-            return FULL if tainted or lst.cons else COUNT  # a later refusal leaks the counters (T-11)
-        if tainted:
-            return SKIP
-        return MATCH if lst.cons else PLAIN
 
     # ------------------------------------------------------------ devices
     def device_ok(self, c: int, req: RequestSpec, pd: PoolDevice) -> bool:
