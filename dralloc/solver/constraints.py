@@ -65,9 +65,20 @@ class Constraint:
                 break
 
     def add(self, base: str, sub: str, pd: PoolDevice) -> bool:
-        raise NotImplementedError
+        """Take ``pd`` for request ``base``/``sub`` (True when the
+        constraint does not apply to it)."""
+        return not self.applies(base, sub) or self.admit(base, pd)
 
     def remove(self, base: str, sub: str, pd: PoolDevice) -> None:
+        if self.applies(base, sub):
+            self.release(base, pd)
+
+    def admit(self, base: str, pd: PoolDevice) -> bool:
+        """:meth:`add` for a request the constraint applies to."""
+        raise NotImplementedError
+
+    def release(self, base: str, pd: PoolDevice) -> None:
+        """:meth:`remove` for a request the constraint applies to."""
         raise NotImplementedError
 
 
@@ -82,10 +93,9 @@ class MatchAttribute(Constraint):
         self.intersection: ValueSet | None = None
         self.narrowed_stale = False  # a device was refused that the held devices' own intersection admits
 
-    def add(self, base: str, sub: str, pd: PoolDevice) -> bool:
-        if not self.applies(base, sub):
-            return True
-        attr, new, as_values = self.values(pd)
+    def admit(self, base: str, pd: PoolDevice) -> bool:
+        got = self._values.get(id(pd))
+        attr, new, as_values = got if got is not None else self.values(pd)
         if attr is None:
             return False
         if self.set_mode:
@@ -96,7 +106,8 @@ class MatchAttribute(Constraint):
         else:
             ok = new is not None and self.reference is not None and scalar_of_kind(self.reference, new[0]) == new[1]
         if ok:
-            self._hold(pd, attr)
+            self.held.append((id(pd), attr))
+            self.count += 1
         return ok
 
     def _add_set(self, s: ValueSet | None) -> bool:
@@ -128,9 +139,8 @@ class MatchAttribute(Constraint):
             self.narrowed_stale = True
             self.on_event("match-attribute-stale-intersection")
 
-    def remove(self, base: str, sub: str, pd: PoolDevice) -> None:
-        if self.applies(base, sub):
-            self._release(pd)
+    def release(self, base: str, pd: PoolDevice) -> None:
+        self._release(pd)
 
 
 class DistinctAttribute(Constraint):
@@ -142,9 +152,7 @@ class DistinctAttribute(Constraint):
         self.seen: dict[str, DeviceAttribute] = {}
         self.forgot = False  # a device was let in that the rule refuses (its value repeats a held one)
 
-    def add(self, base: str, sub: str, pd: PoolDevice) -> bool:
-        if not self.applies(base, sub):
-            return True
+    def admit(self, base: str, pd: PoolDevice) -> bool:
         attr = self.lookup(pd)
         if attr is None:
             return False
@@ -181,10 +189,9 @@ class DistinctAttribute(Constraint):
             return bool(others)
         return any(scalar_of_kind(v, new[0]) == new[1] for v in others)
 
-    def remove(self, base: str, sub: str, pd: PoolDevice) -> None:
-        if self.applies(base, sub):
-            self.seen.pop(base, None)
-            self._release(pd)
+    def release(self, base: str, pd: PoolDevice) -> None:
+        self.seen.pop(base, None)
+        self._release(pd)
 
 
 def _ignore(event: str) -> None:

@@ -84,11 +84,16 @@ def exact(s: ReplaySearch, c: int, r: int, req: RequestSpec, lst: CandidateList)
         m = avail >> j
         if not m:
             # nothing to take from j among the known positions: look at the
-            # next one (growing the list if needed), else give back the last device
-            if known < len(pos) or (lst.scanned < len(cands) and extend(s, lst, req)):
-                if not in_use[pos[known]] & busy and kinds[known] != SKIP:
-                    avail |= 1 << known
+            # next ones (growing the list if needed), else give back the last device
+            n = len(pos)
+            if known < n:
+                for known in range(known, n):  # noqa: B020 - the scan goes on from where it stopped
+                    if not in_use[pos[known]] & busy and kinds[known] != SKIP:
+                        avail |= 1 << known
+                        break
                 known += 1
+                continue
+            if lst.scanned < len(cands) and extend(s, lst, req):
                 continue
             if not taken:
                 return FAIL
@@ -168,9 +173,9 @@ def untake(s: ReplaySearch, c: int, lst: CandidateList, idx: int, held: int, kin
         s.undo(c, chosen)
         return
     if kind == MATCH:
-        req, pd = chosen.req, chosen.pd
+        base, pd = chosen.req.base, chosen.pd
         for con in lst.cons:
-            con.remove(req.base, req.sub, pd)
+            con.release(base, pd)
     elif kind == COUNT:
         cu = s.compiled[idx]
         assert cu is not None
@@ -196,10 +201,11 @@ def match(cons: list[Constraint], req: RequestSpec, pd: PoolDevice) -> bool:
     """DC-15 for a device with nothing else to check: the constraints that
     apply to the request, in order; a refusal takes back the ones that took
     the device (nothing was counted: nothing leaks)."""
+    base = req.base
     for i, con in enumerate(cons):
-        if not con.add(req.base, req.sub, pd):
+        if not con.admit(base, pd):
             for prev in cons[:i]:
-                prev.remove(req.base, req.sub, pd)
+                prev.release(base, pd)
             return False
     return True
 
