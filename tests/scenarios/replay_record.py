@@ -2,7 +2,10 @@
 
 ``replay_record.json`` holds, for each scenario file under ``tests/scenarios``
 and each allocator variant its features allow, the number of ``allocateOne``
-invocations the replay made and its answer in one line. They were recorded
+invocations the replay made, its answer in one line, and (searches of 64
+steps or more) a digest of its path: the devices each claim held at every
+checkpoint (steps 64, 128, 256, ... then every 1,024), so two searches with
+the same digest passed through the same states at those steps. They were recorded
 with the replay before its search was reorganised for speed (issue 25), and
 checked against every revision since: a faster search must visit the same
 nodes in the same order, so the counts may not move by one step.
@@ -15,8 +18,11 @@ Regenerate (only when Kubernetes' search itself changes, saying why):
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +77,41 @@ def replay(path: Path, variant: str | None) -> dict[str, Any] | None:
     var = variant or sc.variant
     if var is not None and not Features.of(sc.features).supported_by(Variant(var)):
         return None
+    trace = hashlib.sha256()
     try:
-        out = allocate(sc.objects, sc.node, sc.claims, allocated=sc.allocated, features=sc.features,
-                       mode="replay", variant=var, admission=False, verify=False, time_limit=3600)
+        with _traced(trace):
+            out = allocate(sc.objects, sc.node, sc.claims, allocated=sc.allocated, features=sc.features,
+                           mode="replay", variant=var, admission=False, verify=False, time_limit=3600)
     except InputError:
         return None
-    return {"steps": out.steps, "answer": answer(out)}
+    got: dict[str, Any] = {"steps": out.steps, "answer": answer(out)}
+    if out.steps >= 64:
+        got["trace"] = trace.hexdigest()[:16]
+    return got
+
+
+@contextlib.contextmanager
+def _traced(trace: Any) -> Iterator[None]:
+    """Every replay started meanwhile feeds ``trace`` at its checkpoints: the
+    step and the devices each claim holds (the search's own checkpoint
+    callback, which the replay calls at the same steps in every revision)."""
+    from dralloc.solver import replay_run
+
+    plain = replay_run.ReplaySearch
+
+    def note(search: Any) -> bool:
+        held = [[f"{ch.req.name}={ch.pd.label}" for ch in res] for res in search.results]
+        trace.update(repr((search.steps, held)).encode())
+        return False
+
+    def make(problem: Any, *args: Any, **kwargs: Any) -> Any:
+        return plain(problem, *args, checkpoint=note, **kwargs)
+
+    replay_run.ReplaySearch = make  # type: ignore[assignment,misc]
+    try:
+        yield
+    finally:
+        replay_run.ReplaySearch = plain  # type: ignore[misc]
 
 
 def own_variant(path: Path) -> str:
