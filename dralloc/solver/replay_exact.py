@@ -13,19 +13,17 @@ time the search gets that far) exactly when Kubernetes' scan reaches it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from dralloc.errors import AllocationError
-from dralloc.features import Variant
+from dralloc.features import Features, Variant
 from dralloc.inventory.pools import PoolDevice
+from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import RequestSpec
 from dralloc.inventory.taints import untolerated_taint
 from dralloc.solver.constraints import Constraint
 from dralloc.solver.ledger import CounterLedger, Row, Use
-from dralloc.solver.replay_devices import Chosen
-
-if TYPE_CHECKING:
-    from dralloc.solver.replay import ReplaySearch
+from dralloc.solver.replay_devices import CapacityBook, Chosen
 
 OK, FAIL, MAX = "ok", "fail", "max"
 PLAIN, MATCH, COUNT, SKIP, FULL = 0, 1, 2, 3, 4
@@ -62,7 +60,31 @@ class CandidateList:
         self.cons = cons                  # the claim's constraints that apply to this request
 
 
-def exact(s: ReplaySearch, c: int, r: int, req: RequestSpec, lst: CandidateList) -> str:
+class Search(Protocol):
+    """What the loop uses of :class:`~dralloc.solver.replay.ReplaySearch`
+    (a protocol: that module imports this one)."""
+
+    p: Problem
+    variant: Variant
+    features: Features
+    multi_ok: bool
+    counted_devices: bool
+    candidates: list[PoolDevice]
+    in_use: list[int]
+    results: list[list[Chosen]]
+    compiled: list[CountUse | None]
+    counters: CounterLedger
+    capacity: CapacityBook
+    steps: int
+    _next_check: int
+
+    def _checkpoint(self) -> None: ...
+    def allocate_one(self, c: int, r: int, s: int, k: int, in_sub: bool) -> str: ...
+    def allocate_device(self, c: int, req: RequestSpec, pd: PoolDevice, idx: int, must: bool) -> Chosen | None: ...
+    def undo(self, c: int, chosen: Chosen) -> None: ...
+
+
+def exact(s: Search, c: int, r: int, req: RequestSpec, lst: CandidateList) -> str:
     """allocateOne for every device of an ExactCount request of claim ``c``.
 
     The allocateOne step after taking a device is counted here (what
@@ -167,7 +189,7 @@ def exact(s: ReplaySearch, c: int, r: int, req: RequestSpec, lst: CandidateList)
         j += 1
 
 
-def untake(s: ReplaySearch, c: int, lst: CandidateList, idx: int, held: int, kind: int, chosen: Chosen) -> None:
+def untake(s: Search, c: int, lst: CandidateList, idx: int, held: int, kind: int, chosen: Chosen) -> None:
     """DC-19 for a device taken by :func:`exact` (``held``: its in-use bits before)."""
     if kind == FULL:
         s.undo(c, chosen)
@@ -184,7 +206,7 @@ def untake(s: ReplaySearch, c: int, lst: CandidateList, idx: int, held: int, kin
     del s.results[c][-1]
 
 
-def compile_counters(s: ReplaySearch, idx: int) -> CountUse:
+def compile_counters(s: Search, idx: int) -> CountUse:
     """The device's counter row and consumption (:meth:`CounterLedger.compiled`),
     and when it consumes one counter of a row compared counter by counter:
     ``(the row's consumed list, slot, amount, available)``."""
@@ -210,7 +232,7 @@ def match(cons: list[Constraint], req: RequestSpec, pd: PoolDevice) -> bool:
     return True
 
 
-def full(s: ReplaySearch, c: int, req: RequestSpec, lst: CandidateList, idx: int) -> Chosen | None:
+def full(s: Search, c: int, req: RequestSpec, lst: CandidateList, idx: int) -> Chosen | None:
     """DC-3..DC-18 for a free device whose taking is not PLAIN."""
     pd = s.candidates[idx]
     if lst.errors and idx in lst.errors:
@@ -220,7 +242,7 @@ def full(s: ReplaySearch, c: int, req: RequestSpec, lst: CandidateList, idx: int
     return s.allocate_device(c, req, pd, idx, must=False)
 
 
-def extend(s: ReplaySearch, lst: CandidateList, req: RequestSpec) -> bool:
+def extend(s: Search, lst: CandidateList, req: RequestSpec) -> bool:
     """Look at the next devices until one is selectable for ``req``."""
     cands = s.candidates
     while lst.scanned < len(cands):
@@ -238,7 +260,7 @@ def extend(s: ReplaySearch, lst: CandidateList, req: RequestSpec) -> bool:
     return False
 
 
-def kind_of(s: ReplaySearch, lst: CandidateList, req: RequestSpec, pd: PoolDevice) -> int:
+def kind_of(s: Search, lst: CandidateList, req: RequestSpec, pd: PoolDevice) -> int:
     """What taking ``pd`` for ``req`` involves (:class:`CandidateList`), from
     what stays fixed during the search."""
     dev = pd.device
