@@ -78,6 +78,7 @@ class Gang:
     size: int = 0                              # pending pods in all (replicas counted)
     bound: int = 0                             # pods of the gang already on a node
     priority: int | None = None                # the PodGroup's spec.priority
+    running: list[str] = field(default_factory=list)    # "ns/pod" of the members already on a node
 
     @property
     def needed(self) -> int:
@@ -172,6 +173,7 @@ class GangReader:
                              field=f"metadata.annotations[{GANG_MIN}]")
         if pod.spec.node_name:
             old.bound += replicas
+            old.running.append(member)
             return link
         old.members.append(member)
         old.size += replicas
@@ -281,6 +283,17 @@ class GangReader:
             if g.gang and g.members:
                 g.min_count = g.size + g.bound if g.min_count is None else g.min_count
                 out[key] = g
+        return out
+
+    def running_gangs(self) -> dict[str, Gang]:
+        """The gangs with members on nodes (``running``), a missing minimum
+        filled in (every member, running or not); basic groups left out."""
+        out = {}
+        for key, g in self.gangs.items():
+            if g.gang and g.running:
+                mc = g.size + g.bound if g.min_count is None else g.min_count
+                out[key] = Gang(g.key, g.source, mc, True, list(g.members), g.size, g.bound, g.priority,
+                                list(g.running))
         return out
 
     # ------------------------------------------------------------ group claims

@@ -32,6 +32,8 @@ COMMANDS = {
     "verify": "verify the allocations in a cluster dump, compare them with Kubernetes' answer, "
               "explain pending pods",
     "plan": "capacity questions over a cluster: fit, add-nodes, layout, fragmentation",
+    "availability": "what is left in each resource pool (ResourcePoolStatusRequest) and how many more of "
+                    "each request shape fit, exactly",
     "generate": "generate clusters (GPUs with MIG counters, NICs, TPU blocks) and demand mixes",
     "validate": "check objects as the API server and the allocator would",
     "flatten": "print ResourceSlices with mixins applied, in resource.k8s.io/v1",

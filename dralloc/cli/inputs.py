@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from dralloc.cli.common import parse_features, progress, release_of, warn
+from dralloc.cluster.pods import for_node
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
+from dralloc.extended import ExtendedReader, NodeRefuses
 from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
 from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
@@ -51,13 +53,15 @@ def find_pod(objs: ObjectSet, key: str) -> Pod:
     raise InputError(f"pod {key} not found among the {len(objs.pods)} Pod(s) in the files")
 
 
-def pod_claims(objs: ObjectSet, pod: Pod) -> list[ResourceClaim]:
-    """The pod's claims (:func:`dralloc.cluster.pods.pod_claims`) among ``objs``."""
+def pod_claims(objs: ObjectSet, pod: Pod, features: Features | None = None) -> list[ResourceClaim]:
+    """The pod's claims (:func:`dralloc.cluster.pods.pod_claims`) among
+    ``objs``, its extended-resource claim as ``features`` decide."""
     def template(key: str) -> ResourceClaimTemplate | None:
         ns, _, name = key.partition("/")
         return next((t for t in objs.templates if t.name == name and (t.namespace or "default") == ns), None)
 
-    return claims_of_pod(pod, objs.claim, template, GangReader(objs))
+    return claims_of_pod(pod, objs.claim, template, GangReader(objs),
+                         ExtendedReader.of(objs, features or Features.default()))
 
 
 def _node(args: argparse.Namespace, objs: ObjectSet, name: str | None, pod: Pod | None) -> Node:
@@ -105,7 +109,7 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
     objs.extend(sc.objects)
     for c in [*sc.allocated, *sc.claims]:
         objs.add(c)
-    rel = release_of(args)
+    rel = release_of(args) or sc.kubernetes_version  # --kubernetes-version, else the scenario's own
     features = parse_features(args.features, rel) if args.features else Features.from_gates(sc.features, rel)
     node = sc.node or Node(metadata=ObjectMeta(name=""))
     if args.node:
@@ -134,7 +138,7 @@ def resolve(args: argparse.Namespace) -> Target:
     else:
         node = _node(args, objs, args.node, pod)
     if pod is not None:
-        claims = pod_claims(objs, pod)
+        claims = pod_claims(objs, pod, features)
     elif args.claim:
         claims = [_claim(objs, k) for k in args.claim]
     else:
@@ -150,6 +154,9 @@ def problem_from_args(args: argparse.Namespace) -> Problem:
     t = resolve(args)
     claims = t.claims
     if getattr(args, "pod", None):
+        claims, _, share, _ = for_node(t.node, claims, ExtendedReader.of(t.objs, t.features))
+        if share is not None and (why := share.refusal(t.node.name)) is not None:
+            raise NodeRefuses(f"pod {args.pod}: {why}")
         claims = [c for c in claims if not (c.status and c.status.allocation)] or claims
     return build_problem(t.objs.slices, t.objs.classes, t.node, claims, allocated_claims(t.objs, claims),
                          t.features, t.variant)

@@ -36,9 +36,12 @@ from dralloc.io.served import SeenMap, merge, record, unserved
 from dralloc.models import (
     CompositePodGroup,
     DeviceClass,
+    DeviceTaintRule,
     Node,
     Pod,
+    PodDisruptionBudget,
     PodGroup,
+    PriorityClass,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
@@ -102,6 +105,9 @@ class ObjectSet:
     workloads: list[Workload] = field(default_factory=list)
     pod_groups: list[PodGroup] = field(default_factory=list)
     composite_pod_groups: list[CompositePodGroup] = field(default_factory=list)
+    budgets: list[PodDisruptionBudget] = field(default_factory=list)
+    priority_classes: list[PriorityClass] = field(default_factory=list)
+    taint_rules: list[DeviceTaintRule] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)    # documents of kinds dralloc does not read
     replaced: list[str] = field(default_factory=list)   # duplicates replaced (last_wins)
@@ -124,6 +130,7 @@ class ObjectSet:
             ResourceSlice: self.slices, DeviceClass: self.classes, ResourceClaim: self.claims,
             ResourceClaimTemplate: self.templates, Node: self.nodes, Pod: self.pods,
             Workload: self.workloads, PodGroup: self.pod_groups, CompositePodGroup: self.composite_pod_groups,
+            PodDisruptionBudget: self.budgets, PriorityClass: self.priority_classes, DeviceTaintRule: self.taint_rules,
         }[type(obj)]
 
     def add(self, obj: TypedObject, where: str = "") -> None:
@@ -162,6 +169,9 @@ class ObjectSet:
         yield from self.workloads
         yield from self.pod_groups
         yield from self.composite_pod_groups
+        yield from self.budgets
+        yield from self.priority_classes
+        yield from self.taint_rules
 
     @property
     def warnings(self) -> list[str]:

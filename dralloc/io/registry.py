@@ -10,9 +10,12 @@ from typing import Any
 from dralloc.models import (
     CompositePodGroup,
     DeviceClass,
+    DeviceTaintRule,
     Node,
     Pod,
+    PodDisruptionBudget,
     PodGroup,
+    PriorityClass,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
@@ -32,11 +35,14 @@ MODELS: dict[str, type[TypedObject]] = {
     "Workload": Workload,
     "PodGroup": PodGroup,
     "CompositePodGroup": CompositePodGroup,
+    "PodDisruptionBudget": PodDisruptionBudget,
+    "PriorityClass": PriorityClass,
+    "DeviceTaintRule": DeviceTaintRule,
 }
 
 # Kinds without a namespace (the API server clears metadata.namespace on them);
 # every other kind is namespaced and a missing namespace means "default".
-CLUSTER_SCOPED = frozenset({"ResourceSlice", "DeviceClass", "Node"})
+CLUSTER_SCOPED = frozenset({"ResourceSlice", "DeviceClass", "Node", "PriorityClass", "DeviceTaintRule"})
 
 RESOURCE_GROUP = "resource.k8s.io"
 _CONVERTERS: dict[tuple[str, str], Converter] = {}
@@ -50,6 +56,11 @@ _ACCEPTED: set[tuple[str, str]] = {
     ("scheduling.k8s.io/v1alpha3", "Workload"), ("scheduling.k8s.io/v1alpha3", "PodGroup"),
     ("scheduling.k8s.io/v1alpha3", "CompositePodGroup"),
     ("scheduling.k8s.io/v1beta1", "Workload"), ("scheduling.k8s.io/v1beta1", "PodGroup"),
+    # disruption and priority (plan make-room, plan drain)
+    ("policy/v1", "PodDisruptionBudget"), ("scheduling.k8s.io/v1", "PriorityClass"),
+    # DeviceTaintRule: v1alpha3 (1.33-1.36), v1beta2 (1.36), v1 (1.37)
+    ("resource.k8s.io/v1alpha3", "DeviceTaintRule"), ("resource.k8s.io/v1beta2", "DeviceTaintRule"),
+    ("resource.k8s.io/v1", "DeviceTaintRule"),
 }
 
 

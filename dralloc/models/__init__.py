@@ -4,6 +4,9 @@ plus Node and Pod). Models hold data only; no solver, YAML or CEL here."""
 from dralloc.models.base import K8sModel, OpenModel, QuantityField
 from dralloc.models.core import (
     Container,
+    ContainerExtendedResourceRequest,
+    LabelSelector,
+    LabelSelectorRequirement,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -11,10 +14,18 @@ from dralloc.models.core import (
     ObjectMeta,
     OwnerReference,
     Pod,
+    PodCondition,
+    PodExtendedResourceClaimStatus,
     PodResourceClaim,
     PodSchedulingGroup,
     TypedObject,
     WorkloadReference,
+)
+from dralloc.models.policy import (
+    PodDisruptionBudget,
+    PodDisruptionBudgetSpec,
+    PodDisruptionBudgetStatus,
+    PriorityClass,
 )
 from dralloc.models.resource import (
     AllocationResult,
@@ -22,6 +33,7 @@ from dralloc.models.resource import (
     CapacityRequirements,
     Counter,
     CounterSet,
+    DerivedAttribute,
     Device,
     DeviceAllocationConfiguration,
     DeviceAllocationResult,
@@ -37,6 +49,9 @@ from dralloc.models.resource import (
     DeviceSelector,
     DeviceSubRequest,
     DeviceTaint,
+    DeviceTaintRule,
+    DeviceTaintRuleSpec,
+    DeviceTaintSelector,
     DeviceToleration,
     ExactDeviceRequest,
     OpaqueDeviceConfiguration,
@@ -58,14 +73,18 @@ from dralloc.models.scheduling import (
 )
 
 __all__ = [
-    "AllocationResult", "CapacityRequestPolicy", "CompositePodGroup", "CapacityRequirements", "Container", "Counter",
+    "AllocationResult", "CapacityRequestPolicy", "CompositePodGroup", "CapacityRequirements", "Container", "ContainerExtendedResourceRequest",
+    "Counter",
     "CounterSet", "Device", "DeviceAllocationConfiguration", "DeviceAllocationResult",
     "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
-    "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DeviceRequest",
+    "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DerivedAttribute", "DeviceRequest",
     "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
+    "DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintSelector", "LabelSelector", "LabelSelectorRequirement",
+    "OwnerReference", "PodCondition", "PodDisruptionBudget", "PodDisruptionBudgetSpec", "PodDisruptionBudgetStatus",
+    "PriorityClass",
     "DeviceToleration", "ExactDeviceRequest", "K8sModel", "Node", "NodeSelector",
     "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OwnerReference", "OpaqueDeviceConfiguration",
-    "GangSchedulingPolicy", "OpenModel", "Pod", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
+    "GangSchedulingPolicy", "OpenModel", "Pod", "PodExtendedResourceClaimStatus", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
     "PodResourceClaim", "PodSchedulingGroup", "QuantityField", "ResourceClaim",
     "ResourceClaimSpec", "ResourceClaimStatus", "ResourceClaimTemplate", "ResourcePool",
     "ResourceSlice", "ResourceSliceSpec", "TypedObject", "Workload", "WorkloadReference",

@@ -31,6 +31,14 @@ class ObjectMeta(OpenModel):
     generation: int | None = None
     resource_version: str | None = None
     owner_references: list[OwnerReference] | None = None
+    deletion_timestamp: str | None = None
+
+    def controller_uid(self) -> str | None:
+        """The uid (else kind/name) of the object's controller, if it has one."""
+        for ref in self.owner_references or []:
+            if ref.controller:
+                return ref.uid or f"{ref.kind}/{ref.name}"
+        return None
 
 
 class NodeSelectorRequirement(K8sModel):
@@ -46,6 +54,20 @@ class NodeSelectorTerm(K8sModel):
 
 class NodeSelector(K8sModel):
     node_selector_terms: list[NodeSelectorTerm] = Field(default_factory=list)
+
+
+class LabelSelectorRequirement(K8sModel):
+    key: str
+    operator: str
+    values: list[str] | None = None
+
+
+class LabelSelector(K8sModel):
+    """metav1.LabelSelector: every matchLabels pair and every expression must
+    hold; the empty selector matches everything (a missing one, nothing)."""
+
+    match_labels: dict[str, str] | None = None
+    match_expressions: list[LabelSelectorRequirement] | None = None
 
 
 class TypedObject(K8sModel):
@@ -97,12 +119,19 @@ class ResourceClaimRef(OpenModel):
 
 
 class ContainerResources(OpenModel):
+    """``resources`` of a container: its claims, and its requests and limits
+    (resource name -> quantity; kept as written and parsed where read, by
+    :mod:`dralloc.extended` for extended resources)."""
+
     claims: list[ResourceClaimRef] | None = None
+    requests: dict[str, FreeForm] | None = None
+    limits: dict[str, FreeForm] | None = None
 
 
 class Container(OpenModel):
     name: str = ""
     resources: ContainerResources | None = None
+    restart_policy: str | None = None          # "Always" on an init container: a sidecar
 
 
 class WorkloadReference(OpenModel):
@@ -123,11 +152,13 @@ class PodSchedulingGroup(OpenModel):
 class PodSpec(OpenModel):
     node_name: str | None = None
     priority: int | None = None
+    priority_class_name: str | None = None
     resource_claims: list[PodResourceClaim] | None = None
     workload_ref: WorkloadReference | None = None
     scheduling_group: PodSchedulingGroup | None = None
     containers: list[Container] = Field(default_factory=list)
     init_containers: list[Container] | None = None
+    overhead: dict[str, FreeForm] | None = None     # RuntimeClass overhead, added to the pod's requests
 
 
 class PodResourceClaimStatus(OpenModel):
@@ -135,9 +166,34 @@ class PodResourceClaimStatus(OpenModel):
     resource_claim_name: str | None = None
 
 
+class ContainerExtendedResourceRequest(OpenModel):
+    """One entry of ``status.extendedResourceClaimStatus.requestMappings``:
+    which request of the scheduler's extended-resource claim serves a
+    container's extended resource (KEP-5004)."""
+
+    container_name: str = ""
+    resource_name: str = ""
+    request_name: str = ""
+
+
+class PodExtendedResourceClaimStatus(OpenModel):
+    """``status.extendedResourceClaimStatus``: the claim the scheduler made
+    for the pod's extended resources backed by DRA, and its request mapping."""
+
+    resource_claim_name: str = ""
+    request_mappings: list[ContainerExtendedResourceRequest] | None = None
+
+
+class PodCondition(OpenModel):
+    type: str = ""
+    status: str = ""
+
+
 class PodStatus(OpenModel):
     phase: str | None = None
+    conditions: list[PodCondition] | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] | None = None
+    extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
 
 
 class Pod(TypedObject, OpenModel):

@@ -69,6 +69,7 @@ class Search(Protocol):
     features: Features
     multi_ok: bool
     counted_devices: bool
+    compat_on: bool
     candidates: list[PoolDevice]
     in_use: list[int]
     results: list[list[Chosen]]
@@ -195,9 +196,9 @@ def untake(s: Search, c: int, lst: CandidateList, idx: int, held: int, kind: int
         s.undo(c, chosen)
         return
     if kind == MATCH:
-        base, pd = chosen.req.base, chosen.pd
+        req, pd = chosen.req, chosen.pd
         for con in lst.cons:
-            con.release(base, pd)
+            con.release(req, pd)
     elif kind == COUNT:
         cu = s.compiled[idx]
         assert cu is not None
@@ -223,11 +224,10 @@ def match(cons: list[Constraint], req: RequestSpec, pd: PoolDevice) -> bool:
     """DC-15 for a device with nothing else to check: the constraints that
     apply to the request, in order; a refusal takes back the ones that took
     the device (nothing was counted: nothing leaks)."""
-    base = req.base
     for i, con in enumerate(cons):
-        if not con.admit(base, pd):
+        if not con.admit(req, pd):
             for prev in cons[:i]:
-                prev.release(base, pd)
+                prev.release(req, pd)
             return False
     return True
 
@@ -274,7 +274,9 @@ def kind_of(s: Search, lst: CandidateList, req: RequestSpec, pd: PoolDevice) -> 
     if s.counted_devices and dev.consumes_counters:
         if not s.features.partitionable_devices:
             return SKIP
-        return FULL if tainted or lst.cons else COUNT  # a later refusal leaks the counters (T-11)
+        if tainted or lst.cons or s.compat_on:  # a later refusal leaks the counters (T-11); groups
+            return FULL
+        return COUNT
     if tainted:
         return SKIP
     return MATCH if lst.cons else PLAIN

@@ -7,7 +7,14 @@ device as the KEP requires."""
 
 from __future__ import annotations
 
-from dralloc.models import Device, DeviceAttribute, DeviceCapacity, NodeSelector, ResourceSlice
+from dralloc.models import (
+    Device,
+    DeviceAttribute,
+    DeviceCapacity,
+    DeviceTaint,
+    NodeSelector,
+    ResourceSlice,
+)
 from dralloc.models.resource import CounterSet, DeviceCounterConsumption
 from dralloc.validation import formats as f
 from dralloc.validation.capacity import capacity
@@ -157,11 +164,16 @@ def _attribute_value(c: Collector, path: str, attr: DeviceAttribute, v: object) 
     if isinstance(v, int):
         f.int64(c, path, v, "int attribute")
     elif isinstance(v, str) and (v == attr.version or (attr.versions and v in attr.versions)):
-        if len(v) > MAX_ATTRIBUTE_STRING or not f.SEMVER.match(v):
+        if _bytes(v) > MAX_ATTRIBUTE_STRING or not f.SEMVER.match(v):
             c.add(path, "device.attribute.version", f"version {v!r} must be a semantic version "
-                  f"(MAJOR.MINOR.PATCH) of at most {MAX_ATTRIBUTE_STRING} characters")
-    elif isinstance(v, str) and len(v) > MAX_ATTRIBUTE_STRING:
-        c.add(path, "device.attribute.string", f"string values are at most {MAX_ATTRIBUTE_STRING} characters")
+                  f"(MAJOR.MINOR.PATCH) of at most {MAX_ATTRIBUTE_STRING} bytes")
+    elif isinstance(v, str) and _bytes(v) > MAX_ATTRIBUTE_STRING:
+        c.add(path, "device.attribute.string", f"string values are at most {MAX_ATTRIBUTE_STRING} bytes "
+              "(UTF-8; Go's len, for scalars and, from 1.37, each list element alike)")
+
+
+def _bytes(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _device_selection(c: Collector, path: str, d: Device, per_device: bool) -> None:
@@ -185,15 +197,20 @@ def _taints(c: Collector, path: str, d: Device) -> None:
     if c.limit(f"{path}.taints", "device.taints.max", "taints", len(taints), MAX_TAINTS):
         return
     for t, taint in enumerate(taints):
-        tp = f"{path}.taints[{t}]"
-        if not taint.key:
-            c.add(f"{tp}.key", "format.required", "taint key is required")
-        else:
-            f.label_key(c, f"{tp}.key", taint.key, "taint key")
-        f.label_value(c, f"{tp}.value", taint.value or "", "taint value")
-        if taint.effect not in TAINT_EFFECTS:
-            c.add(f"{tp}.effect", "device.taints.effect",
-                  f"effect {taint.effect!r} is not one of {', '.join(TAINT_EFFECTS)}")
+        check_taint(c, f"{path}.taints[{t}]", taint)
+
+
+def check_taint(c: Collector, tp: str, taint: DeviceTaint) -> None:
+    """A device taint (in a slice or a DeviceTaintRule): a label key, a label
+    value, one of the known effects."""
+    if not taint.key:
+        c.add(f"{tp}.key", "format.required", "taint key is required")
+    else:
+        f.label_key(c, f"{tp}.key", taint.key, "taint key")
+    f.label_value(c, f"{tp}.value", taint.value or "", "taint value")
+    if taint.effect not in TAINT_EFFECTS:
+        c.add(f"{tp}.effect", "device.taints.effect",
+              f"effect {taint.effect!r} is not one of {', '.join(TAINT_EFFECTS)}")
 
 
 def binding_conditions(c: Collector, path: str, conds: list[str] | None, failures: list[str] | None) -> None:

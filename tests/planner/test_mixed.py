@@ -141,7 +141,7 @@ def test_pictures_of_a_mixed_answer(tmp_path: Any) -> None:
     holders = owner_labels(ans.sources["optimal"], ans.sources["demand"])
     mig = next(n for n in objs.nodes if n.name.startswith("mig"))
     row = node_row(mig, ans.sources["slicesOf"](mig), holders)
-    assert len(row.cells) == 2 * 8 and row.cells.count("default/a") == 3   # 2 GPUs x 8 memory slices, three 1g
+    assert len(row.cells) == 2 * 8 and row.cells.count("a") == 3   # 2 GPUs x 8 memory slices, three 1g of pod a
 
 
 def test_claims_no_pod_refers_to_are_pods_of_their_own() -> None:

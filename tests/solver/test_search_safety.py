@@ -147,3 +147,21 @@ def test_every_cp_sat_search_goes_through_run() -> None:
                     and node.func.value.id.lower().endswith("solver"):
                 direct.append(f"{path.relative_to(root.parent)}:{node.lineno}")
     assert direct == []
+
+
+def test_asking_whether_a_model_is_hinted_adds_no_hint() -> None:
+    """Reading ``solution_hint`` of a model without one adds an empty hint,
+    and OR-Tools 9.15 aborts some interleaved searches on an empty hint
+    ("heuristics.fixed_search != nullptr", met by plan make-room's model): the
+    search configuration must leave a model without a hint as it is."""
+    from ortools.sat.python import cp_model as cpm
+
+    from dralloc.solver.search import deterministic, run
+
+    m = cpm.CpModel()
+    xs = [m.new_bool_var(f"x{i}") for i in range(3)]
+    m.add(sum(xs) >= 2)
+    m.minimize(sum(xs))
+    solver = deterministic(m, 2, 5.0)
+    assert not m.proto.has_solution_hint() and solver.parameters.num_workers == 2
+    assert run(solver, m).name == "OPTIMAL" and not m.proto.has_solution_hint()

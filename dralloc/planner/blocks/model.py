@@ -42,6 +42,7 @@ from ortools.sat.python import cp_model
 from dralloc.encoders.linear import require_int64
 from dralloc.errors import AllocationError
 from dralloc.features import Features
+from dralloc.inventory.compat import declares_groups
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
 from dralloc.inventory.problem import build_problem
 from dralloc.io import ObjectSet
@@ -76,9 +77,8 @@ class Block:
 @dataclass
 class BlockProblem:
     types: list[str]                         # claim spec (JSON) per claim type
-    pods: list[tuple[PodDemand, int]]        # (pod, claim type) in queue order
+    pods: list[tuple[PodDemand, int, int]]   # (pod, claim type, weight of one replica) in queue order
     blocks: list[Block]
-    weights: dict[int, int]
 
 
 def _spec_key(claim: ResourceClaim) -> str:
@@ -192,6 +192,8 @@ def detect(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Seque
     got = _pods(demand)
     if isinstance(got, str):
         return got
+    if features.compatibility_groups and _grouped(objs, allocated):
+        return "compatibility groups decide which devices go together (the block model's layouts do not know them)"
     types, pods = got
     probes = [ResourceClaim.model_validate({"metadata": {"name": f"probe-{i}", "namespace": "default"},
                                             "spec": json.loads(t)}) for i, t in enumerate(types)]
@@ -209,7 +211,15 @@ def detect(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Seque
         if not _layouts(b):
             return f"pool {key[1]} has too many devices or layouts for the block model"
         blocks.append(b)
-    return BlockProblem(types, pods, blocks, demand.weights())
+    return BlockProblem(types, [(p, t, demand.weight(p)) for p, t in pods], blocks)
+
+
+def _grouped(objs: ObjectSet, allocated: list[ResourceClaim]) -> bool:
+    """A device declares compatibility groups, or an allocation recorded some."""
+    if any(declares_groups(d) for s in objs.slices for d in s.spec.devices or []):
+        return True
+    return any(r.compatibility_groups for c in allocated if c.status and c.status.allocation
+               for r in (c.status.allocation.devices.results or [] if c.status.allocation.devices else []))
 
 
 @dataclass
@@ -232,10 +242,10 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
     for b in bp.blocks:
         groups.setdefault(frozenset(b.layouts), []).append(b)
     btypes = list(groups.values())
-    demand: dict[tuple[int, int, int], list[PodDemand]] = {}
-    for p, t in bp.pods:
+    demand: dict[tuple[int, int, int, int], list[PodDemand]] = {}   # (type, replicas, priority, weight)
+    for p, t, w in bp.pods:
         if p.replicas:
-            demand.setdefault((t, p.replicas, p.priority), []).append(p)
+            demand.setdefault((t, p.replicas, p.priority, w), []).append(p)
     m = cp_model.CpModel()
     x = {(i, lay): m.new_int_var(0, len(bs), f"x[{i},{j}]")
          for i, bs in enumerate(btypes) for j, lay in enumerate(sorted(bs[0].layouts))}
@@ -248,9 +258,9 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
     for k in kinds:
         supply = sum(dict(lay).get(k, 0) * v for (_, lay), v in x.items())
         m.add(sum(v for (_, kk), v in y.items() if kk == k) <= supply)
-    require_int64(sum(bp.weights[g[2]] * g[1] * len(ps) for g, ps in demand.items()),
-                  "the priority-weighted pods of the block model (each priority level outweighs all lower ones)")
-    objective = sum(bp.weights[g[2]] * g[1] * v for (g, _), v in y.items())
+    require_int64(sum(g[3] * g[1] * len(ps) for g, ps in demand.items()),
+                  "the weighted pods of the block model (priority: each level outweighs all lower ones)")
+    objective = sum(g[3] * g[1] * v for (g, _), v in y.items())
     m.maximize(objective)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers

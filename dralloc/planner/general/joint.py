@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
-from dralloc.encoders import attributes, choice, counters, devices
+from dralloc.encoders import choice, counters, devices
 from dralloc.encoders.linear import NeedsReplay, OutOfRange, at_most, forbid, require_int64
-from dralloc.encoders.model import Encoding
+from dralloc.encoders.model import Encoding, add_rules
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
@@ -108,6 +109,9 @@ class JointModel:
         self.skipped: list[str] = []
         self.objective: cp_model.LinearExprT = 0
         self.gangs = gangs or {}                 # gang -> pods it needs placed together
+        # called with each node's encoding before its constraints are added
+        # (make-room registers the devices of claims it may release)
+        self.on_encoding: Callable[[Node, Encoding], None] | None = None
 
     def _encode(self, node: Node) -> None:
         here = [r for r in self.part.replicas if node.name in self.part.candidates[r.pod.name]]
@@ -124,16 +128,26 @@ class JointModel:
             problem = build_problem(self.slices.get(node.name, self.slices[""]), self.classes,  # type: ignore[arg-type]
                                     node, claims, self.allocated, self.features, self.variant)
             enc = Encoding(problem, self.m, optional_claims=True)
+            if self.on_encoding is not None:
+                self.on_encoding(node, enc)
             choice.add_choices(enc)
-            devices.add_device_sharing(enc)
-            counters.add_counters(enc)
-            attributes.add_attribute_constraints(enc)
+            add_rules(enc)
         except (AllocationError, NeedsReplay) as e:
             self.skipped.append(f"node {node.name}: {e}")
             return
         self.encs.append(_NodeEnc(node, enc, slots, claims))
 
     def build(self) -> None:
+        """The constraints, and the objective: replicas placed, by weight."""
+        self.constrain()
+        w = {r.key: r.weight for r in self.part.replicas}
+        require_int64(sum(w.values()), "the priority weights of the pods placed together (each priority "
+                      "level outweighs all lower ones)")
+        self.objective = sum(w[k] * v for (k, _), v in self.z.items())
+        self.m.maximize(self.objective)
+
+    def constrain(self) -> None:
+        """Every node's encoding and the constraints across them (no objective)."""
         for node in self.part.nodes:
             self._encode(node)
         for ne in self.encs:
@@ -148,11 +162,6 @@ class JointModel:
         self._gangs()
         self._shared_claims()
         self._across_nodes()
-        w = {r.key: r.weight for r in self.part.replicas}
-        require_int64(sum(w.values()), "the priority weights of the pods placed together (each priority "
-                      "level outweighs all lower ones)")
-        self.objective = sum(w[k] * v for (k, _), v in self.z.items())
-        self.m.maximize(self.objective)
 
     def order(self) -> list[Var]:
         """The tie-break order: replicas in demand order, each on the nodes in
@@ -283,11 +292,11 @@ class JointModel:
             res.value = round(solver.objective_value)
             canon, ok = tie_break(self.m, self.objective, True, res.value, code == cp_model.OPTIMAL,
                                   self.order(), time_limit)
-            self._decode(canon if ok else solver, res)
+            self.decode(canon if ok else solver, res)
         res.wall_time = time.perf_counter() - t0
         return res
 
-    def _decode(self, solver: cp_model.CpSolver, res: PartResult) -> None:
+    def decode(self, solver: cp_model.CpSolver, res: PartResult) -> None:
         for ne in self.encs:
             out = Outcome(Status.ERROR, "optimal", ne.node.name, [])
             fill(out, ne.enc, *decode(ne.enc, solver))

@@ -107,7 +107,6 @@ def candidates(sim: PodSimulator, demand: PodsDemand) -> dict[str, list[str]]:
 
 
 def split(demand: PodsDemand, cands: dict[str, list[str]], sim: PodSimulator) -> list[Part]:
-    weights = demand.weights()
     g: nx.Graph = nx.Graph()
     for pod in demand.pods:
         g.add_node(("p", pod.name))
@@ -126,7 +125,7 @@ def split(demand: PodsDemand, cands: dict[str, list[str]], sim: PodSimulator) ->
     for comp in nx.connected_components(g):
         pods = sorted((p for p in demand.pods if ("p", p.name) in comp), key=lambda p: order[p.name])
         nodes = [n for n in sim.nodes if ("n", n.name) in comp]
-        reps = [Replica(p, r, weights[p.priority]) for p in pods for r in range(p.replicas)]
+        reps = [Replica(p, r, demand.weight(p)) for p in pods for r in range(p.replicas)]
         if reps:
             parts.append(Part(reps, nodes, {p.name: cands[p.name] for p in pods},
                               {k: c for k, c in pending.items() if ("s", k) in comp}))

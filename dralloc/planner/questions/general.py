@@ -18,7 +18,7 @@ from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.io.progress import Progress, counter
-from dralloc.models import Node, ResourceClaim
+from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.answer import Answer
 from dralloc.planner.blocks.fit import block_fit
 from dralloc.planner.general.parts import (
@@ -77,13 +77,15 @@ def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: 
 def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
                 time_limit: float | None = None, workers: int = 2, mode: str = "replay",
                 progress: Progress | None = None, model: str = "auto",
-                policy: str = "first", tiebreak: int | None = None) -> tuple[PodsSim, GeneralResult]:
+                policy: str = "first", tiebreak: int | None = None,
+                per_node: NodeObjects | None = None) -> tuple[PodsSim, GeneralResult]:
     """The scheduler simulation (node ``policy``; ``tiebreak``: the calls
     each refused gang's search under every tie-break may make) and the
-    optimum for ``demand`` on ``nodes``."""
+    optimum for ``demand`` on ``nodes``; ``per_node``: the nodes' objects and
+    fingerprints, when the caller has them already."""
     nodes = list(nodes if nodes is not None else objs.nodes)
     tick = counter(progress, "first-fit: pods simulated")
-    per_node = NodeObjects(objs, probes(demand))
+    per_node = per_node if per_node is not None else NodeObjects(objs, probes(demand))
     greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy, per_node=per_node,
                            tiebreak=tiebreak)
     sim = PodSimulator(objs, demand, features, nodes, mode, per_node=per_node)
@@ -92,9 +94,9 @@ def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: 
 
 def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_limit: float | None,
                workers: int, progress: Progress | None = None, policy: str = "first",
-               tiebreak: int = TIEBREAK_BUDGET) -> Answer:
+               tiebreak: int = TIEBREAK_BUDGET, per_node: NodeObjects | None = None) -> Answer:
     greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress, policy=policy,
-                              tiebreak=tiebreak)
+                              tiebreak=tiebreak, per_node=per_node)
     ff = sum(greedy.served.values())
     ans = Answer("fit", {"policy": policy, "mode": "replay", "pods": ff, "weighted": greedy.weighted(demand),
                          "perWorkload": greedy.served, "allocatorCalls": greedy.calls,
@@ -106,8 +108,11 @@ def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_lim
     ff_claims: dict[str, list[ResourceClaim]] = {}
     for p in greedy.placed:
         ff_claims.setdefault(p.node, []).extend(p.claims)
+    by_node: dict[str | None, list[ResourceSlice]] = {}
+    for s in objs.slices:
+        by_node.setdefault(s.spec.node_name, []).append(s)
     ans.sources = {"objs": objs, "demand": demand, "firstFit": ff_claims, "optimal": opt.claims or ff_claims,
-                   "slicesOf": lambda n: [s for s in objs.slices if s.spec.node_name == n.name]}
+                   "slicesOf": lambda n: by_node.get(n.name, [])}
     if demand.gangs:
         ff_gangs, opt_gangs = greedy_gangs(greedy, demand), placed_gangs(opt.placed, demand)
         ans.first_fit["gangs"] = sum(ff_gangs.values())

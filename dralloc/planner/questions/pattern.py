@@ -18,15 +18,17 @@ from dralloc.solver.proof import meets, optimum
 
 
 def groups(cluster: Cluster) -> list[Group]:
-    """Demand grouped by (claim type, priority), weighted lexicographically."""
-    weights = cluster.demand.weights()
+    """Demand grouped by (claim type, priority), weighted by the objective
+    (``priority``: lexicographically)."""
     total: dict[tuple[int, int], int] = {}
+    weight: dict[tuple[int, int], int] = {}
     for w in cluster.demand.workloads:
         total[w.type, w.priority] = total.get((w.type, w.priority), 0) + w.replicas
+        weight[w.type, w.priority] = cluster.demand.weight(w)     # one claim type and priority: one weight
     out = []
     for (t, p), n in sorted(total.items(), key=lambda kv: (-kv[0][1], kv[0][0])):
         kinds = frozenset(k for k, (mask, _) in enumerate(cluster.kinds) if t in mask)
-        out.append(Group(f"{cluster.demand.types[t].key}@{p}", kinds, n, weights[p]))
+        out.append(Group(f"{cluster.demand.types[t].key}@{p}", kinds, n, weight[t, p]))
     return out
 
 
@@ -73,9 +75,11 @@ def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None
     ff_weighted = _weighted(cluster, sim)
     ans = Answer("fit", {"policy": policy, "pods": ff, "weighted": ff_weighted, "perWorkload": sim.served},
                  {**_opt(res, time_limit), "pods": served,
-                  "perGroup": {g.name: s for g, s in zip(gs, res.served, strict=False)}})
+                  "perGroup": {g.name: s for g, s in zip(gs, res.served, strict=False)},
+                  "perWorkload": per_workload(cluster, dict(zip(gs, res.served, strict=False)))})
     if res.objective is None or res.objective < ff_weighted:   # never worse than first-fit
-        ans.optimal.update({"pods": ff, "objective": ff_weighted, "note": "first-fit's answer (solver had none better)"})
+        ans.optimal.update({"pods": ff, "objective": ff_weighted, "perWorkload": sim.served,
+                            "note": "first-fit's answer (solver had none better)"})
         if res.bound is not None and res.bound <= ff_weighted:   # the bound proves first-fit's answer optimal
             ans.optimal.update({"status": "OPTIMAL", "proven": True})
     ans.gap = ans.optimal["pods"] - ff
@@ -84,14 +88,26 @@ def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None
     return ans
 
 
+def per_workload(cluster: Cluster, served: dict[Group, int]) -> dict[str, int]:
+    """A group's pods served, dealt to its workloads in queue order (pods of
+    one claim type and priority are interchangeable: any split is the same
+    answer; this one is stated)."""
+    left = {g.name: n for g, n in served.items()}
+    out = {}
+    for w in cluster.demand.queue():
+        key = f"{cluster.demand.types[w.type].key}@{w.priority}"
+        out[w.name] = min(w.replicas, left.get(key, 0))
+        left[key] = left.get(key, 0) - out[w.name]
+    return out
+
+
 def _step(progress: Progress | None, step: str) -> None:
     if progress is not None:
         progress(step)
 
 
 def _weighted(cluster: Cluster, sim: SimResult) -> int:
-    weights = cluster.demand.weights()
-    return sum(weights[w.priority] * sim.served.get(w.name, 0) for w in cluster.demand.workloads)
+    return sum(cluster.demand.weight(w) * sim.served.get(w.name, 0) for w in cluster.demand.workloads)
 
 
 def with_added(cluster: Cluster, template: int, k: int, keep: bool = True) -> Cluster:

@@ -76,8 +76,7 @@ class PodsSim:
     seconds: float = 0.0
 
     def weighted(self, demand: PodsDemand) -> int:
-        w = demand.weights()
-        return sum(w[p.priority] * self.served.get(p.name, 0) for p in demand.pods)
+        return sum(demand.weight(p) * self.served.get(p.name, 0) for p in demand.pods)
 
 
 def visible_on(claim: ResourceClaim, node: Node) -> bool:

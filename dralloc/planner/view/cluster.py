@@ -67,6 +67,7 @@ class Cluster:
     types: list[UnitType] = field(default_factory=list)
     units: list[Unit] = field(default_factory=list)
     nodes: list[NodeModel] = field(default_factory=list)
+    reps: list[Node] = field(default_factory=list)     # a node per fingerprint (nodes the allocator cannot tell apart)
     _kind_index: dict[tuple[frozenset[int], str], int] = field(default_factory=dict)
     _type_index: dict[UnitType, int] = field(default_factory=dict)
 
@@ -172,6 +173,7 @@ class ClusterBuilder:
             except AllocationError as e:
                 raise InputError(f"node {node.name}: {e}") from None
             seen[sig] = (len(self.cluster.nodes), pools)
+            self.cluster.reps.append(node)
             self._node(problem)
         return self.cluster
 
@@ -183,6 +185,7 @@ class ClusterBuilder:
                                     self.probes, allocated, self.features)
         except AllocationError as e:
             raise InputError(f"node {node.name}: {e}") from None
+        self.cluster.reps.append(node)
         self._node(problem)
         return self.cluster
 

@@ -9,12 +9,33 @@ order."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from dralloc.errors import InputError
+from dralloc.extended import ExtendedReader, build_requests
+from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, Pod, ResourceClaim
+from dralloc.planner.objective import DEFAULT, Weights, make_weights
 
 REPLICAS = "planner.dralloc.dev/replicas"
+EXTENDED_ENTRY = "extended-resources"    # a pod's extended-resource claim, as a template entry
+
+
+def extended_template(pod: Pod, reader: ExtendedReader) -> ResourceClaim | None:
+    """The claim the scheduler makes for the pod's extended resources that a
+    DeviceClass serves (:mod:`dralloc.extended`), asking for all of them --
+    as on a node whose device plugins serve none -- made once per replica
+    like a template's (entry :data:`EXTENDED_ENTRY`); None when DRA serves
+    none of them."""
+    demand = reader.demand(pod)
+    if demand is None or not demand.dra:
+        return None
+    reqs, _ = build_requests(pod, demand.classes, reader.resolver)
+    return ResourceClaim.model_validate({"metadata": {"name": EXTENDED_ENTRY, "namespace": pod.namespace or "default"},
+                                         "spec": {"devices": {"requests": reqs}}})
+
+
 
 
 @dataclass(frozen=True)
@@ -36,6 +57,9 @@ class Workload:
 class Demand:
     types: list[ClaimType] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
+    objective: str = DEFAULT
+    values: dict[str, Fraction] | None = None
+    _weights: Weights | None = field(default=None, repr=False, compare=False)
 
     def queue(self) -> list[Workload]:
         return sorted(self.workloads, key=lambda w: (-w.priority, w.order))
@@ -43,17 +67,22 @@ class Demand:
     def total(self) -> int:
         return sum(w.replicas for w in self.workloads)
 
-    def weights(self) -> dict[int, int]:
-        """An integer weight per priority such that serving one more pod of a
-        priority is worth more than every pod of all lower priorities: the
-        weighted optimum is the lexicographic one."""
-        levels = sorted({w.priority for w in self.workloads})
-        out: dict[int, int] = {}
-        below = 0
-        for p in levels:
-            out[p] = below + 1
-            below += out[p] * sum(w.replicas for w in self.workloads if w.priority == p)
-        return out
+    def weighing(self) -> Weights:
+        """The objective's integer weight per workload's pod
+        (:mod:`dralloc.planner.objective`; ``priority``: one more pod of a
+        priority is worth more than every pod of all lower priorities, so the
+        weighted optimum is the lexicographic one)."""
+        if self._weights is None or len(self._weights.per_pod) != len(self.workloads):
+            self._weights = make_weights(self.objective, [(w.name, w.priority, w.replicas) for w in self.workloads],
+                                         self.values)
+        return self._weights
+
+    def weight(self, w: Workload) -> int:
+        return self.weighing().of(w.name)
+
+    def weigh(self, objective: str, values: dict[str, Fraction] | None = None) -> None:
+        """Use ``objective`` (``values``: units of one pod per workload, for gpus/devices)."""
+        self.objective, self.values, self._weights = objective, values, None
 
 
 def _check_claim(claim: ResourceClaim, where: str) -> None:
@@ -92,8 +121,9 @@ def _replicas(pod: Pod) -> int:
 
 
 class _Builder:
-    def __init__(self, objs: ObjectSet) -> None:
+    def __init__(self, objs: ObjectSet, features: Features | None = None) -> None:
         self.objs = objs
+        self.reader = ExtendedReader.of(objs, features or Features.default())
         self.demand = Demand()
         self.index: dict[str, int] = {}
 
@@ -110,7 +140,15 @@ class _Builder:
         if pod.spec.node_name:
             return  # already scheduled: part of the cluster state
         refs = pod.spec.resource_claims or []
-        if len(refs) != 1 or not refs[0].resource_claim_template_name:
+        made = extended_template(pod, self.reader)
+        if made is not None and not refs:
+            reqs = made.spec.devices.requests or []
+            shape = ",".join(f"{r.name}={r.exactly.device_class_name}x{r.exactly.count}" for r in reqs if r.exactly)
+            t = self.type_for(f"{ns}/{EXTENDED_ENTRY}:{shape}", made, f"{where}: its extended resources")
+            self.demand.workloads.append(Workload(f"{ns}/{pod.name}", t, _replicas(pod),
+                                                  pod.spec.priority or 0, order))
+            return
+        if len(refs) != 1 or not refs[0].resource_claim_template_name or made is not None:
             raise InputError(f"{where}: spec.resourceClaims: the planner needs exactly one claim from a "
                              f"ResourceClaimTemplate per pod (shared claims are not supported)")
         tname = refs[0].resource_claim_template_name
@@ -130,9 +168,10 @@ class _Builder:
         self.demand.workloads.append(Workload(key, t, 1, 0, order))
 
 
-def demand_from(objs: ObjectSet) -> Demand:
-    """Pods not yet bound, then unallocated claims no pod refers to."""
-    b = _Builder(objs)
+def demand_from(objs: ObjectSet, features: Features | None = None) -> Demand:
+    """Pods not yet bound, then unallocated claims no pod refers to (a pod's
+    extended resources a DeviceClass serves are its claim, :mod:`dralloc.extended`)."""
+    b = _Builder(objs, features)
     for i, pod in enumerate(objs.pods):
         b.pod(pod, i)
     referenced = {(p.metadata.namespace or "default", r.resource_claim_name)
