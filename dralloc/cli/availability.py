@@ -32,8 +32,9 @@ from dralloc.solver.limits import help_text
 
 def register(sub: Any) -> None:
     p = common.add_command(sub, "availability", __doc__)
-    p.add_argument("files", nargs="+", metavar="FILE", help="YAML/JSON files or folders (- for stdin): a cluster "
-                   "dump (slices, classes, claims, nodes)")
+    p.add_argument("files", nargs="*", metavar="FILE", help="YAML/JSON files or folders (- for stdin): a cluster "
+                   "dump (slices, classes, claims, nodes); a live cluster read (--context, --kubeconfig, -n, -A) "
+                   "comes before them")
     common.add_input_args(p)
     p.add_argument("--driver", help="the request's driver (default: one request per driver of a slice)")
     p.add_argument("--pool", metavar="NAME", help="the request's poolName: only this pool")
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.limit > 1000:
         raise InputError(f"--limit {args.limit}: a ResourcePoolStatusRequest takes at most 1000 pools")
     objs = read(args, args.files)
-    shapes = [read(args, [f]) for f in args.shape]
+    shapes = [read(args, [f], cluster=False) for f in args.shape]
     features = common.parse_features(args.features, common.release_of(args))
     common.warn(args, _release_notes(common.release_of(args)))
     ask = Availability(driver=args.driver, pool=args.pool, limit=args.limit, attribute=args.attribute,

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from dralloc.cli.common import parse_features, progress, release_of, warn
+from dralloc.cli.common import parse_features, progress, release_of, sources, warn
 from dralloc.cluster.pods import for_node
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
@@ -35,12 +35,15 @@ from dralloc.solver.api import allocated_claims, find_node
 from dralloc.validation.admission import admit
 
 
-def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True) -> ObjectSet:
-    """The objects in ``paths`` through the front door: every problem raised
-    at once (exit 2), a warning line per skipped document or replaced
-    duplicate on stderr, then admission (API-server defaults and validation)."""
-    objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False),
-                progress=progress(args), kubernetes_version=release_of(args))
+def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True, cluster: bool = True) -> ObjectSet:
+    """The objects of the live cluster the options name (unless not
+    ``cluster``) and of ``paths``, through the front door: every problem
+    raised at once (exit 2), a warning line per skipped document, replaced
+    duplicate or note on a source on stderr, then admission (API-server
+    defaults and validation)."""
+    objs = load(sources(args, paths, cluster), strict=getattr(args, "strict", False),
+                last_wins=getattr(args, "last_wins", False), progress=progress(args),
+                kubernetes_version=release_of(args))
     warn(args, objs.warnings)
     return admit(objs) if admission else objs
 
@@ -50,7 +53,7 @@ def find_pod(objs: ObjectSet, key: str) -> Pod:
     for pod in objs.pods:
         if pod.name == name and pod.namespace == (ns or "default"):
             return pod
-    raise InputError(f"pod {key} not found among the {len(objs.pods)} Pod(s) in the files")
+    raise InputError(f"pod {key} not found among the {len(objs.pods)} Pod(s) read")
 
 
 def pod_claims(objs: ObjectSet, pod: Pod, features: Features | None = None) -> list[ResourceClaim]:
@@ -77,7 +80,7 @@ def _node(args: argparse.Namespace, objs: ObjectSet, name: str | None, pod: Pod 
         return node
     if len(objs.nodes) == 1:
         return objs.nodes[0]
-    raise InputError(f"--node is required: the files hold {len(objs.nodes)} Node objects, not exactly one")
+    raise InputError(f"--node is required: {len(objs.nodes)} Node objects were read, not exactly one")
 
 
 def _scenario(paths: list[str]) -> Scenario | None:
@@ -122,7 +125,7 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
 def _claim(objs: ObjectSet, key: str) -> ResourceClaim:
     c = objs.claim(key)
     if c is None:
-        raise InputError(f"claim {key} not found among the {len(objs.claims)} ResourceClaim(s) in the files")
+        raise InputError(f"claim {key} not found among the {len(objs.claims)} ResourceClaim(s) read")
     return c
 
 
@@ -144,7 +147,7 @@ def resolve(args: argparse.Namespace) -> Target:
     else:
         claims = [c for c in objs.claims if not (c.status and c.status.allocation)]
         if not claims:
-            raise InputError("no unallocated ResourceClaim in the files (give --claim or --pod)")
+            raise InputError("no unallocated ResourceClaim read (give --claim or --pod)")
     return Target(objs, node, claims, features)
 
 

@@ -38,6 +38,23 @@ class Row:
     check_all: bool = False                  # compare every counter (T-14, negative consumption)
 
 
+def _device_uses(pool: Pool) -> tuple[dict[tuple[str, str], int], bool]:
+    """The counters the pool's devices consume, each with the least common
+    multiple of the amounts' denominators, and whether an amount is negative
+    (kept on the pool: pools kept across calls compute it once)."""
+    got = pool.memo.get("ledger-uses")
+    if got is None:
+        dens: dict[tuple[str, str], int] = {}
+        negative = False
+        for pd in pool.devices:
+            for cs, counters in pd.consumption().items():
+                for name, v in counters.items():
+                    dens[(cs, name)] = lcm(dens.get((cs, name), 1), v.denominator)
+                    negative = negative or v.numerator < 0
+        got = pool.memo["ledger-uses"] = (dens, negative)
+    return got  # type: ignore[no-any-return]
+
+
 class CounterLedger:
     """CN-1..CN-5: available counters are computed once per pool *name* from
     the first pool of that name whose device is checked, minus what committed
@@ -63,26 +80,25 @@ class CounterLedger:
         same = [p for p in self.pools if p.name == first.name]
         if first not in same:
             same.append(first)
-        values: dict[tuple[str, str], list[Fraction]] = {}
+        dens: dict[tuple[str, str], int] = {}
         avail = self.state.available_counters(first)
         for cs, counters in avail.items():
             for name, v in counters.items():
-                values.setdefault((cs, name), []).append(v)
+                dens[(cs, name)] = lcm(dens.get((cs, name), 1), v.denominator)
         negative = False
         for pool in same:
-            for pd in pool.devices:
-                for cs, counters in pd.consumption().items():
-                    for name, v in counters.items():
-                        values.setdefault((cs, name), []).append(v)
-                        negative = negative or v < 0
-        slots = {key: i for i, key in enumerate(values)}
-        scale = [lcm(*(v.denominator for v in vs)) for vs in values.values()]
+            uses, neg = _device_uses(pool)
+            negative = negative or neg
+            for key, den in uses.items():
+                dens[key] = lcm(dens.get(key, 1), den)
+        slots = {key: i for i, key in enumerate(dens)}
+        scale = list(dens.values())
         row = Row(slots, scale, [None] * len(slots), [0] * len(slots), check_all=negative)
         for cs, counters in avail.items():
             for name, v in counters.items():
                 i = slots[(cs, name)]
-                row.available[i] = int(v * scale[i])
-                row.check_all = row.check_all or v < 0
+                row.available[i] = v.numerator * scale[i] if v.denominator == 1 else int(v * scale[i])
+                row.check_all = row.check_all or v.numerator < 0
         return row
 
     def use(self, pd: PoolDevice) -> Use:
@@ -93,7 +109,7 @@ class CounterLedger:
             for cs, counters in pd.consumption().items():
                 for name, v in counters.items():
                     i = row.slots[(cs, name)]
-                    out.append((i, int(v * row.scale[i])))
+                    out.append((i, v.numerator * row.scale[i] if v.denominator == 1 else int(v * row.scale[i])))
             got = self.uses[id(pd)] = tuple(out)
             self._hold.append(pd)
         return got
