@@ -92,7 +92,8 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
              time_limit: float | None = None, share_ids: ShareIDPolicy = None,
              verify: bool = True, admission: bool = True, compare: str = "auto",
              compare_time_limit: float | None = None, cancel: threading.Event | None = None,
-             kubernetes_version: str | None = None, pools: list[Pool] | None = None) -> Outcome:
+             kubernetes_version: str | None = None, pools: list[Pool] | None = None,
+             replay_limit: float | None = None) -> Outcome:
     """Allocate ``claims`` together on ``node``, as the Kubernetes scheduler
     asks its allocator to for the claims of one pod.
 
@@ -116,7 +117,9 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     False (``Outcome.verified``).
 
     ``time_limit`` bounds CP-SAT, or for replay acts as the scheduler's filter
-    timeout (without one the replay stops after 10 s and says so). first-fit
+    timeout; without one the replay stops after ``replay_limit`` seconds
+    (default 10 s, ``math.inf``: never) and says that Kubernetes' answer is
+    not known. first-fit
     also finds out what it can of Kubernetes' own answer (``Outcome.kubernetes``):
     ``compare="auto"`` replays Kubernetes' search only where a documented
     defect can fire and no proof settles it, under ``compare_time_limit``
@@ -155,7 +158,7 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
         return base
     with cancel_on(cancel):
         if mode == "replay":
-            out = run_replay(problem, base, make, time_limit)
+            out = run_replay(problem, base, make, time_limit, replay_limit)
         else:
             out = _cpsat(problem, base, mode, objective, time_limit, make, compare, compare_time_limit)
     if verify:
