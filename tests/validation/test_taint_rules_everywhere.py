@@ -122,9 +122,11 @@ def test_before_1_35_rules_follow_device_taints(tmp_path):
     assert devices(out) == ["gpu-1"]
 
 
-def test_rules_gate_off_in_1_37(tmp_path):
+@pytest.mark.parametrize("mode", ["replay", "first-fit"])
+def test_rules_gate_off_in_1_37(tmp_path, mode):
     feats = Features.with_overrides({"DRADeviceTaintRules": False}, "1.37")
-    assert devices(lib_allocate(tmp_path, rule(), features=feats)) == ["gpu-0"]
+    objs = load([write(tmp_path, NODE, CLASS, SLICE, claim(), rule())])
+    assert devices(allocate(objs, "node-1", ["default/c"], features=feats, mode=mode)) == ["gpu-0"]
 
 
 def test_slice_taints_still_count_when_the_rules_gate_is_off(tmp_path):
