@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from enum import Enum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from dralloc.errors import InputError
 from dralloc.release import (
@@ -46,6 +46,7 @@ FLAGS_OF_GATES = {
     "DRAExtendedResource": "extended_resource",
     "DRADerivedAttributes": "derived_attributes",            # 1.37 alpha, KEP-6080
     "DRADeviceCompatibilityGroups": "compatibility_groups",  # 1.37 alpha, KEP-5963
+    "DRADeviceTaintRules": "device_taint_rules",
 }
 GATES: dict[str, str | None] = {
     **FLAGS_OF_GATES,
@@ -55,9 +56,11 @@ GATES: dict[str, str | None] = {
 # Flags that only take part in choosing the variant (no engine reads them).
 SELECTION_ONLY = frozenset({"device_status"})
 # Flags of the scheduler, not of its allocator: they take no part in choosing
-# the variant, and the allocation engines do not read them (the pod's claims
-# do: DRAExtendedResource, dralloc.extended).
-SCHEDULER_FLAGS = frozenset({"extended_resource"})
+# the variant, and the allocation engines do not read them as allocator
+# flags: the pod's claims do (DRAExtendedResource, dralloc.extended), and the
+# slice tracker writes DeviceTaintRules' taints into the slices
+# (DRADeviceTaintRules: Features.taint_rules_apply).
+SCHEDULER_FLAGS = frozenset({"extended_resource", "device_taint_rules"})
 
 KUBERNETES_RELEASE = DEFAULT_RELEASE
 # The gates a default cluster of the default release has on (its
@@ -89,6 +92,7 @@ class Features:
     extended_resource: bool = False
     derived_attributes: bool = False
     compatibility_groups: bool = False
+    device_taint_rules: bool = False
     kubernetes_version: str = DEFAULT_RELEASE
 
     @classmethod
@@ -180,6 +184,16 @@ class Features:
     def enabled(self) -> set[str]:
         """The allocator flags on that the engines read."""
         return {f for f in _ENGINE_FLAGS if getattr(self, f)}
+
+    @cached_property
+    def taint_rules_apply(self) -> bool:
+        """Whether the taints of DeviceTaintRules count: the scheduler's
+        slice tracker applies the rules when DRADeviceTaintRules is on (from
+        1.35; before, when DRADeviceTaints is), and the allocator heeds
+        taints when DRADeviceTaints is on."""
+        if not self.device_taints:
+            return False
+        return self.device_taint_rules or not self.release.has_gate("DRADeviceTaintRules")
 
     def has_defect(self, defect: str) -> bool:
         """Whether this release's allocator still has ``defect`` (code changed

@@ -69,6 +69,7 @@ GATE_STAGES: dict[str, tuple[Stage, ...]] = {
     "DRADeviceBindingConditions": (_s("1.34", ALPHA, False), _s("1.36", BETA, True)),
     "DRADeviceCompatibilityGroups": (_s("1.37", ALPHA, False),),
     "DRADerivedAttributes": (_s("1.37", ALPHA, False),),
+    "DRADeviceTaintRules": (_s("1.35", ALPHA, False), _s("1.36", BETA, False), _s("1.37", GA, True)),
     "DRADeviceTaints": (_s("1.33", ALPHA, False), _s("1.36", BETA, True), _s("1.37", GA, True)),
     "DRAExtendedResource": (_s("1.34", ALPHA, False), _s("1.36", BETA, True), _s("1.37", GA, True, True)),
     "DRAListTypeAttributes": (_s("1.36", ALPHA, False),),

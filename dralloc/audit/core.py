@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dralloc.audit.state import ClusterState, pod_key
-from dralloc.checker.finding import ERROR, Finding, Report, error
+from dralloc.checker.finding import ERROR, WARNING, Finding, Report, error
 from dralloc.checker.nodesel import describe, normal
 from dralloc.checker.rules import check_claim
 from dralloc.checker.shared import check_shared
@@ -41,7 +41,8 @@ def verify_state(objects: ObjectSet, features: Features | None = None, variant: 
     from dralloc.audit.extended import check_extended
 
     report.findings.extend(check_extended(state))
-    rule_findings = [f for f in report.findings if f.level == ERROR]
+    # rules broken, and devices a DeviceTaintRule taints now (a warning: the claim may predate the rule)
+    rule_findings = [f for f in report.findings if f.level == ERROR or (f.rule == "taint" and f.level == WARNING)]
     if compare:
         from dralloc.audit.kubecompare import compare_with_kubernetes
 

@@ -31,6 +31,10 @@ DEFECT_BY_RULE = {
 }
 
 
+# a claim holding a device a DeviceTaintRule taints (the checker's warning-level "taint")
+RULE_TAINTED = "taint-rule"
+
+
 @dataclass
 class Unit:
     """What the scheduler allocated in one go: the new claims of one pod."""
@@ -121,7 +125,7 @@ def compare_with_kubernetes(state: ClusterState, features: Features, variant: Va
             cluster.release(c.key)
     broken: dict[str, set[str]] = {}
     for f in rule_findings:
-        broken.setdefault(f.claim, set()).add(f.rule)
+        broken.setdefault(f.claim, set()).add(RULE_TAINTED if f.rule == "taint" and f.level == WARNING else f.rule)
     out: list[Finding] = []
     for u in units:
         actual = [_devices(c.status.allocation if c.status else None) for c in u.claims]
@@ -137,7 +141,10 @@ def _difference(state: ClusterState, u: Unit, held: list[ResourceClaim], actual:
                 got: Answer, features: Features, broken: dict[str, set[str]]) -> Finding:
     keys = [c.key for c in u.claims]
     rules = sorted({r for k in keys for r in broken.get(k, set()) if r in DEFECT_BY_RULE})
-    if rules:
+    if any(RULE_TAINTED in broken.get(k, set()) for k in keys):
+        detail = ("a DeviceTaintRule taints a device the claims hold (the taint warning): allocated before "
+                  "the rule, the answer was the allocator's then; with the rule the allocator avoids the device")
+    elif rules:
         detail = ("Kubernetes defect: " + "; ".join(DEFECT_BY_RULE[r] for r in rules)
                   + " (the answer breaks that rule the way the defect does; the replayed allocator "
                     "(today's, its defects included) answers otherwise, so an allocator version with "

@@ -28,8 +28,9 @@ is :mod:`dralloc.audit.headroom`'s exact answer.
 
 Where the controller's input order matters (which slice's declared count is
 read, the order of the greedy fit) Kubernetes follows its informer cache;
-dralloc follows input order. DeviceTaintRules are not read (dralloc reads
-no such objects). The condition carries no ``lastTransitionTime``: the same
+dralloc follows input order. DeviceTaintRules are not read: the taints
+admission writes into the slices for them (RuleTaints) are left out here,
+only the slices' own taints count. The condition carries no ``lastTransitionTime``: the same
 input prints the same bytes."""
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from fractions import Fraction
 from typing import Any
 
 from dralloc.io import ObjectSet
-from dralloc.models import Device, DeviceCounterConsumption, ResourceClaim, ResourceSlice
+from dralloc.models import Device, DeviceCounterConsumption, ResourceClaim, ResourceSlice, RuleTaint
 from dralloc.quantity import Quantity
 
 API_VERSION = "resource.k8s.io/v1alpha3"
@@ -175,7 +176,8 @@ def _one(p: _Pool, req: StatusRequest, usage: Usage) -> dict[str, Any]:
         return out
     devices = p.devices()
     in_use = usage.in_use.get((p.driver, p.name), set())
-    unavailable = sum(1 for _, d in devices if any(t.effect in UNAVAILABLE_EFFECTS for t in d.taints or []))
+    unavailable = sum(1 for _, d in devices if any(t.effect in UNAVAILABLE_EFFECTS and not isinstance(t, RuleTaint)
+                                                   for t in d.taints or []))
     out.update({"resourceSliceCount": len(p.slices), "totalDevices": len(devices), "allocatedDevices": len(in_use),
                 "availableDevices": max(0, len(devices) - len(in_use) - unavailable),
                 "unavailableDevices": unavailable})

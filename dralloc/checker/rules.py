@@ -23,16 +23,18 @@ from dralloc.features import Features, Variant
 from dralloc.inventory.pools import DeviceID, Pool, PoolDevice, gather_pools
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.inventory.requests import MAX_RESULTS, RequestSlot, RequestSpec
-from dralloc.inventory.taints import untolerated_taint
+from dralloc.inventory.taints import blocking_taint, rule_text
 from dralloc.models import (
     AllocationResult,
     DeviceAttribute,
     DeviceClass,
     DeviceRequestAllocationResult,
+    DeviceTaint,
     Node,
     ResourceClaim,
     ResourceClaimStatus,
     ResourceSlice,
+    RuleTaint,
 )
 
 Res = DeviceRequestAllocationResult
@@ -125,13 +127,26 @@ def _device_findings(ctx: ClaimContext, r: Res, j: int, pd: PoolDevice, spec: Re
                 else "device-on-node" if "not available on node" in why else "selector")
         out.append(error(rule, ctx.key, f"device {lab} (request {r.request}) {why}",
                          (lab, f"DeviceClass {spec.device_class_name}"), (fp,)))
-    if features.device_taints:  # admin access is no exception (DC-13)
-        taint = untolerated_taint(pd.device.taints, spec.tolerations)
-        if taint is not None:
-            out.append(error("taint", ctx.key, f"device {lab} has taint {taint.key}={taint.value or ''}:"
-                             f"{taint.effect} which request {r.request} does not tolerate", (lab,), (fp,)))
+    taint = blocking_taint(pd.device.taints, spec.tolerations, features)  # admin access is no exception (DC-13)
+    if taint is not None:
+        out.append(_taint_finding(ctx.key, lab, fp, r.request, taint))
     out.extend(check_result_fields(ctx.key, r, j, pd, spec, features, variant))
     return out
+
+
+def _taint_finding(key: str, lab: str, fp: str, request: str, taint: DeviceTaint) -> Finding:
+    """A device taint the request does not tolerate: an error, unless a
+    DeviceTaintRule put it there -- rules taint devices in use (an admin's
+    reaction to a failing device), so the claim may well predate it. Then
+    it is a warning: NoSchedule keeps the claim where it is; NoExecute
+    evicts the pods that use it."""
+    text = f"device {lab} has taint {taint.key}={taint.value or ''}:{taint.effect}{rule_text(taint)} " \
+           f"which request {request} does not tolerate"
+    if not isinstance(taint, RuleTaint):
+        return error("taint", key, text, (lab,), (fp,))
+    then = ("the pods using the claim are evicted (the eviction controller deletes them)" if taint.effect == "NoExecute"
+            else "an allocated claim keeps it; no new claim gets it")
+    return Finding(WARNING, "taint", key, f"{text}: {then}", (lab, f"DeviceTaintRule {taint.rule}"), (fp,))
 
 
 def _derived(ctx: ClaimContext, pd: PoolDevice, spec: RequestSpec | None) -> Mapping[str, DeviceAttribute] | None:

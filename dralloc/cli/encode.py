@@ -27,11 +27,16 @@ def run(args: argparse.Namespace) -> int:
     from google.protobuf import json_format, text_format
     from ortools.sat import cp_model_pb2
 
-    from dralloc.cli.inputs import problem_from_args
+    from dralloc.cli.inputs import Settled, problem_from_args
     from dralloc.encoders import encode
+    from dralloc.errors import InputError
     from dralloc.io.emit import render
 
-    enc = encode(problem_from_args(args))
+    try:
+        problem = problem_from_args(args)
+    except Settled as e:
+        raise InputError(f"--pod {args.pod}: no model to encode: {e}") from None
+    enc = encode(problem)
     fmt = "table" if args.stats else args.output
     text = str(enc.model.proto)
     if fmt == "text":

@@ -4,6 +4,11 @@ CP-SAT with one assumption per request, device, counter set and constraint,
 then shrunk), and per request how many devices each filter of the inventory
 excluded.
 
+For ``--pod``, claims allocated already are kept, as the scheduler keeps
+them: a pod whose claims are all allocated is explained by their
+allocations ("allocated already ... nothing to allocate", or the claim
+whose allocation does not admit the node), not allocated again.
+
 Exit code 0: explained (or nothing to explain: the claims fit); 1: the
 Kubernetes allocator fails before searching (the reason is printed); 2: bad
 input."""
@@ -28,7 +33,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dralloc.cli.inputs import problem_from_args
+    from dralloc.cli.inputs import Settled, problem_from_args
     from dralloc.errors import AllocationError
     from dralloc.extended import NodeRefuses
     from dralloc.io.emit import render
@@ -36,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         problem = problem_from_args(args)
+    except Settled as e:   # a pod whose claims are allocated already: their allocations answer
+        common.emit(str(e) if args.output == "table" else render({"status": "settled", "reason": str(e)}, args.output))
+        return 0
     except NodeRefuses as e:
         if args.output == "table":
             common.emit(f"the node does not take the pod, before any device is searched: {e}")

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from dralloc.cli.common import parse_features, progress, release_of, sources, warn
-from dralloc.cluster.pods import for_node
+from dralloc.cluster.ledger import is_allocated
+from dralloc.cluster.pods import for_node, refused_by
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
 from dralloc.extended import ExtendedReader, NodeRefuses
@@ -33,6 +34,7 @@ from dralloc.io.scenario import Scenario, parse_scenario
 from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim, ResourceClaimTemplate
 from dralloc.solver.api import allocated_claims, find_node
 from dralloc.validation.admission import admit
+from dralloc.validation.taintrules import rules_note
 
 
 def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True, cluster: bool = True) -> ObjectSet:
@@ -40,12 +42,19 @@ def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True,
     ``cluster``) and of ``paths``, through the front door: every problem
     raised at once (exit 2), a warning line per skipped document, replaced
     duplicate or note on a source on stderr, then admission (API-server
-    defaults and validation)."""
+    defaults and validation; DeviceTaintRules written into the slices, with
+    a warning when the gates of ``--features``/``--kubernetes-version``
+    leave them out)."""
     objs = load(sources(args, paths, cluster), strict=getattr(args, "strict", False),
                 last_wins=getattr(args, "last_wins", False), progress=progress(args),
                 kubernetes_version=release_of(args))
     warn(args, objs.warnings)
-    return admit(objs) if admission else objs
+    if not admission:
+        return objs
+    objs = admit(objs)
+    if objs.taint_rules and hasattr(args, "features"):
+        warn(args, rules_note(objs, parse_features(args.features, release_of(args))))
+    return objs
 
 
 def find_pod(objs: ObjectSet, key: str) -> Pod:
@@ -151,16 +160,45 @@ def resolve(args: argparse.Namespace) -> Target:
     return Target(objs, node, claims, features)
 
 
+class Settled(Exception):
+    """A pod with nothing to allocate on the node: every claim is allocated
+    already, or one allocated already does not admit the node (the sentence
+    says which)."""
+
+
+def _held_text(c: ResourceClaim) -> str:
+    alloc = c.status.allocation if c.status else None
+    results = alloc.devices.results if alloc and alloc.devices else None
+    return f"{c.key}: " + (", ".join(f"{r.pool}/{r.device}" for r in results or []) or "no devices")
+
+
+def settled(pod: str, claims: list[ResourceClaim], node: Node) -> str | None:
+    """Why a pod's claims leave nothing to allocate on ``node``, or None:
+    the scheduler keeps a claim allocated already, so a pod whose claims are
+    all allocated is placed (or refused) by their allocations alone."""
+    why = refused_by(claims, node)
+    if why is not None:
+        return f"pod {pod} cannot run on node {node.name}: {why}"
+    if claims and all(is_allocated(c) for c in claims):
+        return (f"pod {pod}: every claim is allocated already ({'; '.join(_held_text(c) for c in claims)}) and "
+                f"the allocations admit node {node.name}: nothing to allocate")
+    return None
+
+
 def problem_from_args(args: argparse.Namespace) -> Problem:
     """The allocator's problem for the target; for a pod, its claims not
-    allocated yet (one allocated already, e.g. its PodGroup's, is held)."""
+    allocated yet (one allocated already, e.g. its PodGroup's, is held).
+    :class:`Settled` when a pod leaves nothing to allocate on the node."""
     t = resolve(args)
     claims = t.claims
     if getattr(args, "pod", None):
         claims, _, share, _ = for_node(t.node, claims, ExtendedReader.of(t.objs, t.features))
         if share is not None and (why := share.refusal(t.node.name)) is not None:
             raise NodeRefuses(f"pod {args.pod}: {why}")
-        claims = [c for c in claims if not (c.status and c.status.allocation)] or claims
+        done = settled(args.pod, claims, t.node)
+        if done is not None:
+            raise Settled(done)
+        claims = [c for c in claims if not is_allocated(c)]
     return build_problem(t.objs.slices, t.objs.classes, t.node, claims, allocated_claims(t.objs, claims),
                          t.features, t.variant)
 

@@ -59,6 +59,10 @@ class Cluster(ClusterStore):
     objects pass the API server's defaults and validation once, here, and
     every object added or claim given later on its own; without it they are
     taken as the allocator's own input (as scenario files are).
+    DeviceTaintRules, in ``objects`` or added later (``add``; replaced by
+    name, dropped with ``remove_rule``), taint the devices they select in
+    every slice held or added, as the scheduler's slice tracker does; their
+    taints count while the features apply rules (DRADeviceTaintRules).
 
     **Answers and commits.** An answer (:meth:`allocate`, :meth:`fits`) is
     computed from one moment of the cluster and carries that moment

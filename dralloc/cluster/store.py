@@ -47,6 +47,7 @@ from dralloc.models import (
     Workload,
 )
 from dralloc.validation.admission import admit_object
+from dralloc.validation.taintrules import check_rules, with_rules
 
 GATHERED_NODES = 128   # nodes whose gathered pools are kept between calls
 
@@ -90,6 +91,7 @@ class ClusterStore:
         self._templates: dict[str, ResourceClaimTemplate] = {}
         self._pods: dict[str, Pod] = {}
         self._gang_objects: dict[tuple[str, str], Workload | PodGroup | CompositePodGroup] = {}
+        self._rules: dict[str, DeviceTaintRule] = {}      # written into the slices held (RuleTaints)
         self._extended: ExtendedReader | None = None     # built on demand (dralloc.cluster.Cluster.extended)
         self._bound: dict[str, dict[str, int]] | None = None   # node -> extended resources its bound pods request
         self._taken: dict[str, dict[str, int]] = {}       # node -> device-plugin resources committed here
@@ -135,7 +137,7 @@ class ClusterStore:
             elif isinstance(obj, (PodDisruptionBudget, PriorityClass)):
                 continue   # budgets and priorities do not change what the allocator sees
             elif isinstance(obj, DeviceTaintRule):
-                continue   # applied to the slices by those who read them (dralloc.inventory.taintrules)
+                self._put_rule(obj)
             else:
                 raise InputError(f"a cluster holds no {type(obj).__name__} objects")
 
@@ -164,12 +166,46 @@ class ClusterStore:
                 self._put_slice(s)
 
     def _put_slice(self, s: ResourceSlice) -> None:
+        if self._rules:
+            s = with_rules([s], list(self._rules.values()))[0]
         seqs = self._index.names.get(s.name, [])
         seq = seqs[0] if len(seqs) == 1 else None
         if seq is not None:
             self._drop_slice(seq)
         _, keys = self._index.add(s, seq)
         self._touch_pool(pool_key(s), keys)
+
+    # ------------------------------------------------------------ DeviceTaintRules
+
+    def _put_rule(self, rule: DeviceTaintRule) -> None:
+        check_rules([rule])
+        if self._rules.get(rule.name) == rule:
+            return
+        self._rules[rule.name] = rule
+        self._retaint({rule.name})
+
+    @locked
+    def remove_rule(self, name: str) -> DeviceTaintRule | None:
+        """Remove the DeviceTaintRule ``name``: its taints leave the devices."""
+        rule = self._rules.pop(name, None)
+        if rule is not None:
+            self._retaint({name})
+        return rule
+
+    @locked
+    def rules(self) -> list[DeviceTaintRule]:
+        return list(self._rules.values())
+
+    def _retaint(self, names: set[str]) -> None:
+        """Apply the rules held again to every slice, refreshing the taints
+        of the rules ``names`` (added, replaced or removed)."""
+        rules = list(self._rules.values())
+        for seq, s in sorted(self._index.slices.items()):
+            new = with_rules([s], rules, names)[0]
+            if new is not s:
+                self._drop_slice(seq)
+                _, keys = self._index.add(new, seq)
+                self._touch_pool(pool_key(new), keys)
 
     @locked
     def remove_slices(self, names: Iterable[str]) -> list[ResourceSlice]:
@@ -368,7 +404,8 @@ class ClusterStore:
         """Everything held, as one ObjectSet (slices in input order)."""
         return ObjectSet(slices=self._index.all_slices(), classes=list(self._classes),
                          claims=list(self._claims.values()), templates=list(self._templates.values()),
-                         nodes=list(self._nodes.values()), pods=list(self._pods.values()))
+                         nodes=list(self._nodes.values()), pods=list(self._pods.values()),
+                         taint_rules=list(self._rules.values()))
 
     # ------------------------------------------------------------ per-node views
 

@@ -21,7 +21,7 @@ from dralloc.inventory.capacity import UnknownCapacity, request_over_capacity_ok
 from dralloc.inventory.pools import CounterMap, Pool, PoolDevice
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import RequestSpec
-from dralloc.inventory.taints import untolerated_taint
+from dralloc.inventory.taints import blocking_taint, rule_text
 from dralloc.quantity import amount_text
 
 # kinds, in the order the filters run (reports list them in this order)
@@ -70,10 +70,9 @@ def static_exclusion(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exc
         return _not_selected(problem, spec, unselected)
     if not problem.features.partitionable_devices and dev.consumes_counters:
         return Exclusion(GATE_OFF, "consumes counters, DRAPartitionableDevices off", STAGE_GATE)
-    if problem.features.device_taints:
-        taint = untolerated_taint(dev.taints, spec.tolerations)
-        if taint is not None:
-            return Exclusion(TAINT, f"{taint.key}={taint.value or ''}:{taint.effect}", STAGE_TAINT)
+    taint = blocking_taint(dev.taints, spec.tolerations, problem.features)
+    if taint is not None:
+        return Exclusion(TAINT, f"{taint.key}={taint.value or ''}:{taint.effect}{rule_text(taint)}", STAGE_TAINT)
     if problem.features.consumable_capacity and problem.variant is not Variant.STABLE:
         return _capacity(problem, spec, pd)
     return None

@@ -62,6 +62,7 @@ from dralloc.models.resource import (
     ResourcePool,
     ResourceSlice,
     ResourceSliceSpec,
+    RuleTaint,
 )
 from dralloc.models.scheduling import (
     CompositePodGroup,
@@ -78,7 +79,7 @@ __all__ = [
     "CounterSet", "Device", "DeviceAllocationConfiguration", "DeviceAllocationResult",
     "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
     "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DerivedAttribute", "DeviceRequest",
-    "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
+    "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint", "RuleTaint",
     "DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintSelector", "LabelSelector", "LabelSelectorRequirement",
     "OwnerReference", "PodCondition", "PodDisruptionBudget", "PodDisruptionBudgetSpec", "PodDisruptionBudgetStatus",
     "PriorityClass",

@@ -7,9 +7,9 @@ optional field defaults to ``None`` and ``None`` means "not set"."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from dralloc.models.base import FreeForm, K8sModel, OpenModel, QuantityField
 from dralloc.models.core import NodeSelector, ObjectMeta, TypedObject
@@ -120,6 +120,16 @@ class DeviceTaint(K8sModel):
     time_added: str | None = None
 
 
+class RuleTaint(DeviceTaint):
+    """A taint a DeviceTaintRule (``rule``, its name) put on a device, as
+    Kubernetes' slice tracker does before the allocator sees the slice
+    (dralloc.validation.taintrules). It counts only while the release's
+    DRADeviceTaintRules gate is on, and a slice written out leaves it out:
+    the rule is an object of its own."""
+
+    rule: str = Field(default="", exclude=True)
+
+
 class Device(K8sModel):
     name: str
     attributes: dict[str, DeviceAttribute] | None = None
@@ -138,6 +148,22 @@ class Device(K8sModel):
     node_allocatable_resource_mappings: dict[str, NodeAllocatableResourceMapping] | None = None
     node_allocatable_resources: dict[str, NodeAllocatableResource] | None = None
     includes: list[str] | None = None  # KEP-5234
+
+    @model_serializer(mode="wrap")
+    def _without_rule_taints(self, nxt: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict[str, Any]:
+        out: dict[str, Any] = nxt(self)
+        if not self.taints or not any(isinstance(t, RuleTaint) for t in self.taints):
+            return out
+        if not isinstance(out.get("taints"), list):
+            return out
+        kept = [d for d, t in zip(out["taints"], self.taints, strict=True) if not isinstance(t, RuleTaint)]
+        if kept:
+            out["taints"] = kept
+        elif info.exclude_none:
+            del out["taints"]
+        else:
+            out["taints"] = None
+        return out
 
 
 class ResourcePool(K8sModel):

@@ -25,12 +25,17 @@ from dralloc.solver.replay_run import run_replay
 from dralloc.solver.shareids import ShareIDPolicy, ShareIDs
 from dralloc.solver.shareids import share_ids as make_share_ids
 from dralloc.validation.admission import admit, admit_object
+from dralloc.validation.taintrules import apply_rules, rules_note
 
 
 def _objects(objects: ObjectSet | Iterable[TypedObject], admission: bool) -> ObjectSet:
+    """The objects as the allocator sees them: admitted (DeviceTaintRules
+    written into the slices there), or as they are with the rules applied
+    to a copy of the slices (a rule is the slice tracker's input, never the
+    allocator's own)."""
     if admission:
         return admit(objects)
-    return objects if isinstance(objects, ObjectSet) else ObjectSet.of(objects)
+    return apply_rules(objects if isinstance(objects, ObjectSet) else ObjectSet.of(objects))
 
 
 def find_node(objs: ObjectSet, name: str, bare: bool = False) -> Node:
@@ -158,6 +163,7 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
             out = _cpsat(problem, base, mode, objective, time_limit, make, compare, compare_time_limit)
     if verify:
         check_answer(objs, problem, out)
+    out.notes.extend(rules_note(objs, feats))
     return out
 
 

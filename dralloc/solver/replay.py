@@ -19,7 +19,7 @@ from dralloc.features import Variant
 from dralloc.inventory.pools import CounterMap, PoolDevice
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
-from dralloc.inventory.taints import untolerated_taint
+from dralloc.inventory.taints import blocking_taint
 from dralloc.solver.cancel import cancel_requested
 from dralloc.solver.compat_book import CompatBook, Undo
 from dralloc.solver.constraints import (
@@ -231,7 +231,7 @@ class ReplaySearch:
             counted = not (multi and self.capacity.skips_counters(pd.id))
             if counted and not self.counters.try_add(pd):
                 return self._refused(joined)
-        if dev.taints and self.features.device_taints and untolerated_taint(dev.taints, req.tolerations) is not None:
+        if dev.taints and blocking_taint(dev.taints, req.tolerations, self.features) is not None:
             self._leak(counted, "taint", pd)
             return self._refused(joined)
         if self.constraints[c] and not self._constraints_add(c, req, pd, must, counted):

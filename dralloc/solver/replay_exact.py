@@ -20,7 +20,7 @@ from dralloc.features import Features, Variant
 from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import RequestSpec
-from dralloc.inventory.taints import untolerated_taint
+from dralloc.inventory.taints import blocking_taint
 from dralloc.solver.constraints import Constraint
 from dralloc.solver.ledger import CounterLedger, Row, Use
 from dralloc.solver.replay_devices import CapacityBook, Chosen
@@ -269,8 +269,7 @@ def kind_of(s: Search, lst: CandidateList, req: RequestSpec, pd: PoolDevice) -> 
             return FULL   # tentative shares and growing requests change the verdict
         if not s.capacity.fits(req, pd):
             return SKIP   # DC-7
-    tainted = bool(dev.taints) and s.features.device_taints and untolerated_taint(
-        dev.taints, req.tolerations) is not None
+    tainted = bool(dev.taints) and blocking_taint(dev.taints, req.tolerations, s.features) is not None
     if s.counted_devices and dev.consumes_counters:
         if not s.features.partitionable_devices:
             return SKIP

@@ -115,11 +115,11 @@ class _Runs:
     def __init__(self, objs: ObjectSet) -> None:
         self.objs = objs
         self.demands: dict[bool, PodsDemand] = {}    # by DRAExtendedResource: the pods' claims depend on it
-        self.done: dict[tuple[frozenset[str], bool, Variant], dict[Key, Outcome]] = {}
+        self.done: dict[tuple[frozenset[str], bool, bool, Variant], dict[Key, Outcome]] = {}
 
     def __call__(self, features: Features, variant: Variant | None = None) -> dict[Key, Outcome]:
         var = variant or features.variant()
-        key = (frozenset(features.enabled()), features.extended_resource, var)
+        key = (frozenset(features.enabled()), features.extended_resource, features.device_taint_rules, var)
         if key not in self.done:
             ext = features.extended_resource
             if ext not in self.demands:

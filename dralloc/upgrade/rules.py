@@ -11,6 +11,8 @@ RULES = {
                                "counters or per-device node selection, are allocatable only with it",
     "DRADeviceTaints": "with it, a device with a NoSchedule/NoExecute taint its request does not tolerate "
                        "is not allocated (and NoExecute evicts the pods using it)",
+    "DRADeviceTaintRules": "with it (and DRADeviceTaints), the scheduler writes the taints of DeviceTaintRules "
+                           "into the devices they select, so its allocator heeds them",
     "DRADeviceBindingConditions": "devices with binding conditions are selectable only with it (and with "
                                   "device status)",
     "DRAConsumableCapacity": "with it, devices that allow multiple allocations are shared and requests may ask "

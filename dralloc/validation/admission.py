@@ -8,7 +8,10 @@ or built in Python): it applies the API server's defaults
 same kind and key, and raises every validation error at once
 (:class:`~dralloc.errors.InputErrors`, each naming file, document, object and
 field). ``dralloc validate`` reports exactly these errors (same rules,
-:func:`dralloc.validation.object_findings`).
+:func:`dralloc.validation.object_findings`). Last, it writes the set's
+DeviceTaintRules into its slices (:mod:`dralloc.validation.taintrules`), as
+the scheduler's slice tracker does, so every engine sees the same devices;
+the release's gates decide whether those taints count.
 
 Scenario files are not admitted: the scenario format describes the
 allocator's own input, and Kubernetes' allocator test table, which the
@@ -32,6 +35,7 @@ from dralloc.validation import (
     collector_for,
     object_findings,
 )
+from dralloc.validation.taintrules import admit_rules, rule_errors
 
 T = TypeVar("T", bound=TypedObject)
 
@@ -67,8 +71,10 @@ def admit(objs: ObjectSet | Iterable[TypedObject]) -> ObjectSet:
     apply_defaults(objs)
     errors = _duplicates(objs)
     errors += [_error(f) for f in object_findings(objs) if f.severity == ERROR]
+    errors += rule_errors(objs.taint_rules, objs.where)
     if errors:
         raise InputErrors(errors)
+    admit_rules(objs)
     objs.admitted = True
     return objs
 

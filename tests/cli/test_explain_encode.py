@@ -62,3 +62,87 @@ def test_allocate_on_all_nodes_lists_each_node(capsys: pytest.CaptureFixture[str
     out = capsys.readouterr().out
     assert out.splitlines()[1].split()[:2] == ["gpu-node-1", "fits"]
     assert "1 of 1 node(s) fit default/training" in out
+
+
+# --- a pod whose claims are allocated already (the scheduler keeps them) ----
+
+HELD_POD = """
+apiVersion: v1
+kind: Node
+metadata: {name: node-1, labels: {kubernetes.io/hostname: node-1}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-2, labels: {kubernetes.io/hostname: node-2}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel: {expression: device.driver == "gpu.example.com"}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: default}
+spec:
+  devices:
+    requests:
+    - {name: gpu, exactly: {deviceClassName: gpu}}
+status:
+  allocation:
+    devices:
+      results:
+      - {request: gpu, driver: gpu.example.com, pool: node-1, device: gpu-0}
+    nodeSelector:
+      nodeSelectorTerms:
+      - matchFields:
+        - {key: metadata.name, operator: In, values: [node-1]}
+  reservedFor:
+  - {resource: pods, name: p, uid: uid-p}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default, uid: uid-p}
+spec:
+  nodeName: node-1
+  resourceClaims: [{name: gpu, resourceClaimName: c}]
+  containers: [{name: m, image: x, resources: {claims: [{name: gpu}]}}]
+"""
+
+
+def _held(tmp_path: Path) -> str:
+    path = tmp_path / "held.yaml"
+    path.write_text(HELD_POD, encoding="utf-8")
+    return str(path)
+
+
+def test_explain_pod_whose_claims_are_allocated_says_so(tmp_path, capsys):
+    """Its only GPU is the one its claim holds: allocating the claim again
+    (as explain did) would call the pod's own device free."""
+    assert main(["explain", _held(tmp_path), "--pod", "default/p"]) == 0
+    out = capsys.readouterr().out
+    assert "every claim is allocated already (default/c: node-1/gpu-0)" in out
+    assert "admit node node-1: nothing to allocate" in out and "can be allocated" not in out
+
+
+def test_explain_pod_on_a_node_its_allocation_does_not_admit(tmp_path, capsys):
+    assert main(["explain", _held(tmp_path), "--pod", "default/p", "--node", "node-2", "-o", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "settled"
+    assert "cannot run on node node-2: claim default/c is allocated already" in out["reason"]
+
+
+def test_encode_pod_whose_claims_are_allocated_has_no_model(tmp_path, capsys):
+    assert main(["encode", _held(tmp_path), "--pod", "default/p"]) == 2
+    assert "no model to encode" in capsys.readouterr().err

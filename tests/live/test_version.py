@@ -122,11 +122,17 @@ def test_compare_versions_needs_from_without_a_cluster(capsys: pytest.CaptureFix
     assert "--from is required" in capsys.readouterr().err
 
 
-def test_the_server_release_decides_the_served_version_warnings(kubeconfig_of) -> None:  # type: ignore[no-untyped-def]
+def test_the_server_release_decides_the_served_version_warnings(kubeconfig_of,  # type: ignore[no-untyped-def]
+                                                                 tmp_path: Path) -> None:
     """A 1.36 server serves gangs in scheduling.k8s.io/v1alpha2 (discovery
     picks it): read as the server's release, no warning; answered as 1.37,
-    which does not serve that version, one warning naming the release."""
-    server = kubeconfig_of("v1.36.2", "examples/planner/gangs/demand.yaml")
+    which does not serve that version, one warning naming the release. (The
+    gangs example, written in 1.37's v1beta1, as a 1.36 cluster holds it.)"""
+    example = Path(__file__).resolve().parents[2] / "examples" / "planner" / "gangs" / "demand.yaml"
+    older = tmp_path / "demand-1.36.yaml"
+    older.write_text(example.read_text(encoding="utf-8").replace("scheduling.k8s.io/v1beta1",
+                                                                 "scheduling.k8s.io/v1alpha2"), encoding="utf-8")
+    server = kubeconfig_of("v1.36.2", str(older))
     source = LiveSource()
     objs = load([source])
     assert len(objs.pod_groups) == 2 and source.kubernetes_version == "1.36"

@@ -54,6 +54,7 @@ def test_example_gangs(capsys, tmp_path):
     assert (out["firstFit"]["pods"], out["optimal"]["pods"]) == (3, 5) and out["optimal"]["proven"]
     assert (out["firstFit"]["gangs"], out["optimal"]["gangs"]) == (1, 2)
     assert out["detail"]["gangsKubernetesRefusesThatFit"] == ["default/split"]
+    assert "warning" not in cap.err   # v1beta1 PodGroups: served by the default release (1.37)
     for what in ("compare", "workloads", "nodes"):
         assert (tmp_path / f"g-{what}.png").stat().st_size > 0
         assert f"wrote {tmp_path / f'g-{what}.png'}" in cap.err   # the files written, on stderr

@@ -38,6 +38,20 @@ def test_gates_on_by_default(version: str, on: set[str], off: set[str]) -> None:
     assert not off & defaults
 
 
+def test_device_taint_rules_gate_of_its_own_from_1_35() -> None:
+    """kube_features.go: DRADeviceTaintRules alpha (off) in 1.35, beta but
+    off in 1.36 (its API is an off-by-default beta), GA and on in 1.37; 1.34
+    has no such gate (the slice tracker applied rules with DRADeviceTaints)."""
+    assert not Release("1.34").has_gate("DRADeviceTaintRules")
+    assert [(s.stage, s.default) for s in (Release(v).stage("DRADeviceTaintRules") for v in ("1.35", "1.36", "1.37"))
+            if s is not None] == [("alpha", False), ("beta", False), ("GA", True)]
+    assert [Features.default(v).taint_rules_apply for v in RELEASES] == [False, False, False, True]
+    assert Features.with_overrides({"DRADeviceTaints": True}, "1.34").taint_rules_apply
+    assert not Features.with_overrides({"DRADeviceTaintRules": True, "DRADeviceTaints": False}, "1.37").taint_rules_apply
+    # the tracker's gate never changes which allocator variant runs
+    assert Features.with_overrides({"DRADeviceTaintRules": True}, "1.36").variant() is Features.default("1.36").variant()
+
+
 def test_gates_a_release_does_not_have_are_refused() -> None:
     with pytest.raises(InputError, match=r"Kubernetes 1\.35 has no feature gate DRAListTypeAttributes "
                                          r"\(alpha since 1\.36\)"):

@@ -29,7 +29,6 @@ from dralloc.errors import InputError
 from dralloc.extended import is_extended_claim, plugin_summary
 from dralloc.features import Features
 from dralloc.gangs import Gang
-from dralloc.inventory.taintrules import apply_rules, check_rules, rule_matches
 from dralloc.inventory.taints import tolerates
 from dralloc.io import ObjectSet
 from dralloc.models import DeviceTaintRule, ObjectMeta, ResourceClaim
@@ -43,6 +42,7 @@ from dralloc.planner.makeroom.work import Work
 from dralloc.planner.questions.general import general_fit, greedy_gangs, placed_gangs
 from dralloc.planner.view.demand import EXTENDED_ENTRY
 from dralloc.planner.view.pods import PodDemand, PodsDemand
+from dralloc.validation.taintrules import apply_rules, check_rules, rule_matches, rules_note
 
 
 @dataclass
@@ -227,6 +227,8 @@ def drain(objs: ObjectSet, features: Features, nodes: Sequence[str] = (), rules:
     if bool(nodes) == bool(rules):
         raise InputError("say what to drain: --node NAME (repeatable) or --device-taint RULE.yaml")
     check_rules(rules)
+    if rules and not features.taint_rules_apply:
+        raise InputError(f"--device-taint: {rules_note(ObjectSet(taint_rules=list(rules)), features)[0]}")
     known = {n.name for n in objs.nodes}
     for n in nodes:
         if n not in known:

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from dralloc.features import Features
-from dralloc.inventory.taintrules import apply_rules
 from dralloc.io import ObjectSet
 from dralloc.io.progress import Progress, counter
 from dralloc.models import Node, ObjectMeta
@@ -23,6 +22,7 @@ from dralloc.planner.makeroom.search import DESTINATIONS, WHOLE, Search
 from dralloc.planner.makeroom.work import Work
 from dralloc.planner.view.pods import PodDemand
 from dralloc.solver.limits import Deadline
+from dralloc.validation.taintrules import apply_rules
 
 MODES = ("evict", "move")
 COSTS = ("count", "priority")

@@ -21,7 +21,7 @@ from dralloc.features import Features
 from dralloc.inventory.fingerprint import node_fingerprint, pool_names, read_attributes
 from dralloc.inventory.pools import Pool, PoolDevice
 from dralloc.inventory.problem import Problem, build_problem
-from dralloc.inventory.taints import untolerated_taint
+from dralloc.inventory.taints import blocking_taint
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.view.demand import Demand
@@ -220,7 +220,7 @@ class ClusterBuilder:
             spec = plan.slots[0].options[0]
             if not problem.selectable(pd, spec):
                 continue
-            if self.features.device_taints and untolerated_taint(pd.device.taints, spec.tolerations):
+            if blocking_taint(pd.device.taints, spec.tolerations, self.features):
                 continue
             out.add(t)
         return frozenset(out)
