@@ -18,6 +18,7 @@ otherwise traverse every one of them again and again as the heap grows (about
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -25,6 +26,7 @@ from typing import Any, TypeVar
 import orjson
 from pydantic import ValidationError
 
+from dralloc.io import share
 from dralloc.models import (
     CounterSet,
     DeviceAttribute,
@@ -43,22 +45,31 @@ CACHE_LIMIT = 200_000  # entries per cache; beyond it parts are validated withou
 class _Parts:
     """Validated parts, one per distinct raw value."""
 
-    def __init__(self, model: type[M], key: Callable[[Any], Hashable]) -> None:
+    def __init__(self, model: type[M], key: Callable[[Any], Hashable],
+                 make: Callable[[Any], Any] | None = None) -> None:
         self.model = model
         self.key = key
+        self.make = make or model.model_validate
         self.seen: dict[Hashable, Any] = {}
 
-    def __call__(self, raw: Any) -> Any:
+    def __call__(self, raw: Any, seen: dict[Hashable, Any] | None = None) -> Any:
+        seen = self.seen if seen is None else seen
         try:
             k = self.key(raw)
-            hit = self.seen.get(k)
+            hit = seen.get(k)
         except (TypeError, ValueError, AttributeError, KeyError, orjson.JSONEncodeError):
             return self.model.model_validate(raw)  # not hashable as a key: validate as it is
         if hit is None:
-            hit = self.model.model_validate(raw)
-            if len(self.seen) < CACHE_LIMIT:
-                self.seen[k] = hit
+            hit = self.make(raw)
+            if len(seen) < CACHE_LIMIT:
+                seen[_compact(k)] = hit
         return hit
+
+
+def _compact(key: Hashable) -> Hashable:
+    """A key to keep: orjson's bytes hold a 4 KiB buffer however short they
+    are, so bytes are copied to their length."""
+    return bytes(memoryview(key)) if type(key) is bytes else key
 
 
 def _attribute_key(raw: dict[str, Any]) -> Hashable:
@@ -73,7 +84,23 @@ def _capacity_key(raw: dict[str, Any]) -> Hashable:
     return type(value), value
 
 
-_ATTRIBUTES = _Parts(DeviceAttribute, _attribute_key)
+_ATTRIBUTE = share.Assembler(DeviceAttribute)
+_DEVICE = share.Assembler(Device)
+_SCALARS = {"int": (int, "int_"), "bool": (bool, "bool_"), "string": (str, "string"), "version": (str, "version")}
+
+
+def _make_attribute(raw: Any) -> DeviceAttribute:
+    """One scalar attribute value (``{"string": "x"}``) without pydantic's
+    validation when its type is exactly the field's; anything else validated."""
+    if type(raw) is dict and len(raw) == 1:
+        ((kind, value),) = raw.items()
+        want = _SCALARS.get(kind)
+        if want is not None and type(value) is want[0]:
+            return _ATTRIBUTE({want[1]: value}, (want[1],))  # type: ignore[no-any-return]
+    return DeviceAttribute.model_validate(raw)
+
+
+_ATTRIBUTES = _Parts(DeviceAttribute, _attribute_key, _make_attribute)
 _CAPACITIES = _Parts(DeviceCapacity, _capacity_key)
 _CONSUMPTIONS = _Parts(DeviceCounterConsumption, orjson.dumps)
 _COUNTER_SETS = _Parts(CounterSet, orjson.dumps)
@@ -83,60 +110,122 @@ class _Unusual(Exception):
     """A shape the fast path does not handle: validate the whole object."""
 
 
-_SCALARS = frozenset({str, int, bool, float})
-
-
-def _attributes(raw: dict[str, Any]) -> dict[str, DeviceAttribute]:
-    """A device's attributes, each value validated once per distinct
-    (type, value) — the hot loop of a load, hence written out."""
-    seen = _ATTRIBUTES.seen
+def _attributes(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceAttribute]:
+    """A device's attributes, each value built once per distinct (kind,
+    type, value) in a load -- the hot loop of a load, hence written out."""
+    seen = tables.attributes
     out = {}
     for name, attr in raw.items():
+        if type(name) is not str:
+            raise _Unusual
         hit = None
         if type(attr) is dict and len(attr) == 1:
             for kind, value in attr.items():
-                if type(value) in _SCALARS:
+                if type(value) in _SCALAR_TYPES:
                     hit = seen.get((kind, type(value), value))
-        out[name] = hit if hit is not None else _ATTRIBUTES(attr)
+        out[sys.intern(name)] = hit if hit is not None else _ATTRIBUTES(attr, seen)
     return out
 
 
-def _consumptions(raw: list[Any]) -> list[DeviceCounterConsumption]:
-    seen = _CONSUMPTIONS.seen
-    out = []
-    for c in raw:
-        try:
-            hit = seen.get(orjson.dumps(c))
-        except (TypeError, orjson.JSONEncodeError):
-            hit = None
-        out.append(hit if hit is not None else _CONSUMPTIONS(c))
+_SCALAR_TYPES = frozenset({str, int, bool, float})
+
+
+def _capacity_map(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceCapacity]:
+    out = {}
+    for name, cap in raw.items():
+        if type(name) is not str:
+            raise _Unusual
+        out[sys.intern(name)] = _CAPACITIES(cap)
     return out
 
 
-def _device(raw: Any) -> Device:
+def _consumption_list(raw: list[Any], tables: share.Tables) -> list[DeviceCounterConsumption]:
+    return [_CONSUMPTIONS(c) for c in raw]
+
+
+def _shared(raw: Any, tag: str, make: Callable[[Any, share.Tables], Any], tables: share.Tables) -> Any:
+    """The map or list built from ``raw``, once per distinct raw value in a
+    load (keyed by its JSON bytes: equal bytes, equal values; ``null``, which
+    also stands for NaN and infinities, is never a key)."""
+    try:
+        key = _dumps(raw)
+    except (TypeError, orjson.JSONEncodeError):
+        raise _Unusual from None
+    table = tables.maps[tag]
+    hit = table.get(key)
+    if hit is None:
+        hit = make(raw, tables)
+        if b"null" not in key:
+            tables.remember(table, _compact(key), hit)
+            tables.origin[id(hit)] = tables.slice
+    return hit
+
+
+_dumps = orjson.dumps
+_intern = sys.intern
+_PLAIN = {"name": "name", "attributes": "attributes", "capacity": "capacity", "consumesCounters": "consumes_counters"}
+_PARTS: dict[str, tuple[str, type, Callable[[Any, share.Tables], Any]]] = {
+    "attributes": ("attributes", dict, _attributes), "capacity": ("capacity", dict, _capacity_map),
+    "consumesCounters": ("consumes_counters", list, _consumption_list),
+}
+
+
+def _device(raw: Any, tables: share.Tables) -> Device:
     if type(raw) is not dict:
         raise _Unusual
+    if type(raw.get("name")) is str and raw.keys() <= _PLAIN.keys():
+        return _plain_device(raw, tables)
     parts = dict(raw)
-    attributes = raw.get("attributes")
-    if attributes is not None:
-        parts["attributes"] = _attributes(attributes)
-    capacity = raw.get("capacity")
-    if capacity is not None:
-        parts["capacity"] = {k: _CAPACITIES(v) for k, v in capacity.items()}
-    consumes = raw.get("consumesCounters")
-    if consumes is not None:
-        parts["consumesCounters"] = _consumptions(consumes)
+    for alias, (tag, kind, make) in _PARTS.items():
+        value = raw.get(alias)
+        if type(value) is kind:
+            parts[alias] = _shared(value, tag, make, tables)
     return Device.model_validate(parts)
 
 
-def _slice(data: dict[str, Any]) -> ResourceSlice:
+def _plain_device(raw: dict[str, Any], tables: share.Tables) -> Device:
+    """A device of name, attributes, capacity and counter consumption only
+    (what drivers publish), from shared parts; shared itself when another
+    slice holds the same device (same name and parts) -- the hot loop of a
+    load, hence written out."""
+    values: dict[str, Any] = {}
+    for alias, value in raw.items():
+        if alias == "name":
+            values["name"] = _intern(value)
+            continue
+        field, kind, make = _PARTS[alias]
+        if value is not None:
+            if type(value) is not kind:
+                raise _Unusual
+            try:
+                key = _dumps(value)
+            except (TypeError, orjson.JSONEncodeError):
+                raise _Unusual from None
+            hit = tables.maps[field].get(key)
+            value = hit if hit is not None else _shared(value, field, make, tables)
+        values[field] = value
+    given = tuple(values)
+    attrs = values.get("attributes")
+    if attrs is not None and tables.origin.get(id(attrs)) == tables.slice:
+        return _DEVICE(values, given)  # type: ignore[no-any-return]  # attributes of this slice's own
+    key = (given, *(id(v) if k != "name" else v for k, v in values.items()))
+    hit = tables.devices.get(key)
+    if hit is None:
+        hit = tables.remember(tables.devices, key, _DEVICE(values, given))
+    return hit  # type: ignore[no-any-return]
+
+
+def _slice(data: dict[str, Any], tables: share.Tables) -> ResourceSlice:
     spec = data.get("spec")
     if type(spec) is not dict:
         raise _Unusual
+    tables.slice += 1
     spec = dict(spec)
     devices = spec.get("devices")
     if devices is not None:
-        spec["devices"] = [_device(d) for d in devices]
+        if type(devices) is not list:
+            raise _Unusual
+        spec["devices"] = [_device(d, tables) for d in devices]
     shared = spec.get("sharedCounters")
     if shared is not None:
         spec["sharedCounters"] = [_COUNTER_SETS(c) for c in shared]
@@ -145,10 +234,11 @@ def _slice(data: dict[str, Any]) -> ResourceSlice:
 
 def validate(model: type[TypedObject], data: dict[str, Any]) -> TypedObject:
     """``model.model_validate(data)``, faster for ResourceSlices; raises the
-    same ValidationError for invalid input."""
+    same ValidationError for invalid input. Inside :func:`share.sharing`,
+    slices share what is identical between them."""
     if model is ResourceSlice:
         try:
-            return _slice(data)
+            return _slice(data, share.current())
         except (_Unusual, ValidationError, TypeError, ValueError, AttributeError):
             pass  # the whole object's validation says what is wrong, where
     return model.model_validate(data)

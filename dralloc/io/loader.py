@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from dralloc.errors import InputError, InputErrors
-from dralloc.io import build, registry
+from dralloc.io import build, registry, share
 from dralloc.io.defaults import default_claim, default_namespace, default_template
 from dralloc.io.mixins import flatten_slice
 from dralloc.io.parse import RawDocument, UnreadableError, iter_documents, read_documents
@@ -338,7 +338,7 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
     reader = _Reader(strict, last_wins)
     files = list(iter_files(paths))
     meter = LoadProgress(sum(_size(f) for f in files), progress)
-    with build.quiet_gc():
+    with build.quiet_gc(), share.sharing():
         for path in files:
             for doc in iter_documents(path, meter.read):
                 if isinstance(doc, InputError):

@@ -33,6 +33,7 @@ import fast_yaml
 import orjson
 
 from dralloc.errors import InputError
+from dralloc.io import jsonlist
 from dralloc.io.goyaml import MAX_DEPTH, YAMLMeaningError, load_exact
 from dralloc.io.lists import SPLIT_ABOVE, ListCut, cut_json, cut_yaml, is_list_envelope
 from dralloc.io.route import needs_exact
@@ -332,6 +333,11 @@ def _list_items(chunk: Chunk, cut: ListCut, source: str) -> Iterator[RawDocument
         yield RawDocument(source, chunk.index, item, j)
     else:
         return
+    yield from _items_from(chunk, j, source)
+
+
+def _items_from(chunk: Chunk, j: int, source: str) -> Iterator[RawDocument | UnreadableError]:
+    """Items ``j``... of a List document parsed whole (or why it does not parse)."""
     try:
         whole = parse_chunk(chunk)
     except UnreadableError as e:
@@ -341,6 +347,28 @@ def _list_items(chunk: Chunk, cut: ListCut, source: str) -> Iterator[RawDocument
     for k, item in enumerate(items or [], ):
         if k >= j:
             yield RawDocument(source, chunk.index, item, k)
+
+
+def _parse_item(data: bytes, line: int) -> Any:
+    values = parse_chunk(Chunk(0, data, line))
+    if len(values) != 1:
+        raise UnreadableError("not one JSON value")
+    return values[0]
+
+
+def _json_list(stream: BinaryIO, env: jsonlist.Envelope, source: str,
+               progress: Progress | None) -> Iterator[RawDocument | UnreadableError]:
+    """The items of a large JSON List file, read in blocks (:mod:`.jsonlist`);
+    the document read whole from the first item its layout does not delimit."""
+    reader = jsonlist.ItemReader(stream, env, _parse_item, progress)
+    for j, item in enumerate(reader):
+        yield RawDocument(source, 0, item, j)
+    if not reader.complete:
+        stream.seek(0)
+        data = stream.read()
+        if progress is not None:
+            progress(len(data))
+        yield from _items_from(Chunk(0, data, 1), reader.count, source)
 
 
 def _is_list(d: Any) -> bool:
@@ -361,8 +389,11 @@ def iter_documents(path: Path | None, progress: Progress | None = None,
         return
     json_file = path is not None and path.suffix == ".json"
     try:
-        whole = _json_file(stream, progress) if path is not None else None
-        if whole is not None:
+        env = jsonlist.envelope(stream) if path is not None and lists else None
+        whole = _json_file(stream, progress) if path is not None and env is None else None
+        if env is not None:
+            yield from _json_list(stream, env, source, progress)
+        elif whole is not None:
             yield from _documents(whole, source, json_file, lists)
         else:
             yield from iter_raw(stream, source, json_file=json_file, progress=progress, lists=lists)

@@ -215,8 +215,11 @@ def binding_conditions(c: Collector, path: str, conds: list[str] | None, failure
 
 class _Clean:
     """Parts found clean, by identity: a loaded cluster shares its attribute
-    values, capacities and counter consumptions between devices, so each is
-    checked once. The part itself is held, so its id cannot be reused."""
+    values, capacities and counter consumptions between devices, and whole
+    attribute and capacity maps and consumption lists (:mod:`dralloc.io.share`),
+    so each is checked once. The part itself is held, so its id cannot be
+    reused; a full table starts over (parts come slice by slice, so the
+    recent ones are what repeats)."""
 
     def __init__(self) -> None:
         self.seen: dict[tuple[int, bool], tuple[object, int]] = {}
@@ -226,14 +229,25 @@ class _Clean:
         return hit[1] if hit is not None and hit[0] is part else None
 
     def put(self, part: object, value: int, flag: bool = False) -> None:
-        if len(self.seen) < 1 << 16:
-            self.seen[(id(part), flag)] = (part, value)
+        if len(self.seen) >= 1 << 16:
+            self.seen.clear()
+        self.seen[(id(part), flag)] = (part, value)
 
 
 _CLEAN_ATTRIBUTES, _CLEAN_CAPACITIES, _CLEAN_CONSUMPTIONS = _Clean(), _Clean(), _Clean()
+_CLEAN_MAPS = _Clean()   # attribute maps (value: values held), capacity maps, consumption lists
 
 
 def _consumptions(c: Collector, path: str, cons: list[DeviceCounterConsumption]) -> None:
+    if _CLEAN_MAPS.get(cons) is not None:
+        return
+    before = len(c.findings)
+    _consumption_list(c, path, cons)
+    if len(c.findings) == before:
+        _CLEAN_MAPS.put(cons, 1)
+
+
+def _consumption_list(c: Collector, path: str, cons: list[DeviceCounterConsumption]) -> None:
     if c.limit(path, "device.consumes-counters.max", "counter consumptions", len(cons), MAX_CONSUMPTIONS_PER_DEVICE):
         return
     for k, cc in enumerate(cons):
@@ -261,6 +275,17 @@ def _consumption(c: Collector, cpath: str, cc: DeviceCounterConsumption) -> None
 
 def _attributes(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> int:
     """Check a device's attributes; returns how many values they hold."""
+    known = _CLEAN_MAPS.get(attrs)
+    if known is not None:
+        return known
+    before = len(c.findings)
+    values = _attribute_map(c, path, attrs)
+    if len(c.findings) == before:
+        _CLEAN_MAPS.put(attrs, values)
+    return values
+
+
+def _attribute_map(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> int:
     values = 0
     for name, attr in attrs.items():
         if not f.known_qualified_name(name):
@@ -276,6 +301,15 @@ def _attributes(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> i
 
 
 def _capacities(c: Collector, path: str, caps: dict[str, DeviceCapacity], multi: bool) -> None:
+    if _CLEAN_MAPS.get(caps, multi) is not None:
+        return
+    before = len(c.findings)
+    _capacity_map(c, path, caps, multi)
+    if len(c.findings) == before:
+        _CLEAN_MAPS.put(caps, 1, multi)
+
+
+def _capacity_map(c: Collector, path: str, caps: dict[str, DeviceCapacity], multi: bool) -> None:
     for name, cap in caps.items():
         if not f.known_qualified_name(name):
             f.qualified_name(c, f"{path}.capacity[{name}]", name, "capacity name")
