@@ -118,16 +118,15 @@ def _attributes(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceAt
     for name, attr in raw.items():
         if type(name) is not str:
             raise _Unusual
-        hit = None
-        if type(attr) is dict and len(attr) == 1:
-            for kind, value in attr.items():
-                if type(value) in _SCALAR_TYPES:
-                    hit = seen.get((kind, type(value), value))
-        out[sys.intern(name)] = hit if hit is not None else _ATTRIBUTES(attr, seen)
+        try:
+            ((kind, value),) = attr.items()
+            hit = seen[(kind, type(value), value)]
+        except (AttributeError, ValueError, KeyError, TypeError):
+            hit = _ATTRIBUTES(attr, seen)
+        out[_intern(name)] = hit
     return out
 
 
-_SCALAR_TYPES = frozenset({str, int, bool, float})
 
 
 def _capacity_map(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceCapacity]:
@@ -170,11 +169,9 @@ _PARTS: dict[str, tuple[str, type, Callable[[Any, share.Tables], Any]]] = {
 }
 
 
-def _device(raw: Any, tables: share.Tables) -> Device:
-    if type(raw) is not dict:
-        raise _Unusual
+def _device(raw: Any, tables: share.Tables, body: tuple[Any, Any]) -> Device:
     if type(raw.get("name")) is str and raw.keys() <= _PLAIN.keys():
-        return _plain_device(raw, tables)
+        return _plain_device(raw, tables, body)
     parts = dict(raw)
     for alias, (tag, kind, make) in _PARTS.items():
         value = raw.get(alias)
@@ -183,36 +180,73 @@ def _device(raw: Any, tables: share.Tables) -> Device:
     return Device.model_validate(parts)
 
 
-def _plain_device(raw: dict[str, Any], tables: share.Tables) -> Device:
+def _plain_device(raw: dict[str, Any], tables: share.Tables, body: tuple[Any, Any]) -> Device:
     """A device of name, attributes, capacity and counter consumption only
     (what drivers publish), from shared parts; shared itself when another
     slice holds the same device (same name and parts) -- the hot loop of a
-    load, hence written out."""
-    values: dict[str, Any] = {}
-    for alias, value in raw.items():
-        if alias == "name":
-            values["name"] = _intern(value)
-            continue
-        field, kind, make = _PARTS[alias]
-        if value is not None:
-            if type(value) is not kind:
-                raise _Unusual
-            try:
-                key = _dumps(value)
-            except (TypeError, orjson.JSONEncodeError):
-                raise _Unusual from None
-            hit = tables.maps[field].get(key)
-            value = hit if hit is not None else _shared(value, field, make, tables)
-        values[field] = value
+    load, hence written out. ``body``: its capacity map and counter
+    consumption list, shared (:func:`_bodies`)."""
+    values: dict[str, Any] = {"name": _intern(raw["name"])}
+    attrs = raw.get("attributes")
+    if attrs is not None:
+        if type(attrs) is not dict:
+            raise _Unusual
+        try:
+            key = _dumps(attrs)
+        except (TypeError, orjson.JSONEncodeError):
+            raise _Unusual from None
+        hit = tables.maps["attributes"].get(key)
+        attrs = values["attributes"] = hit if hit is not None else _shared(attrs, "attributes", _attributes, tables)
+    elif "attributes" in raw:
+        values["attributes"] = None
+    caps, cons = body
+    if "capacity" in raw:
+        values["capacity"] = caps
+    if "consumesCounters" in raw:
+        values["consumes_counters"] = cons
     given = tuple(values)
-    attrs = values.get("attributes")
     if attrs is not None and tables.origin.get(id(attrs)) == tables.slice:
         return _DEVICE(values, given)  # type: ignore[no-any-return]  # attributes of this slice's own
-    key = (given, *(id(v) if k != "name" else v for k, v in values.items()))
+    key = (given, values["name"], id(attrs), id(caps), id(cons))
     hit = tables.devices.get(key)
     if hit is None:
         hit = tables.remember(tables.devices, key, _DEVICE(values, given))
     return hit  # type: ignore[no-any-return]
+
+
+def _bodies(devices: list[Any], tables: share.Tables) -> list[tuple[Any, Any]]:
+    """Every device's capacity map and counter consumption list, shared,
+    found with one key for the whole slice: they are the partitions of the
+    hardware, which another node of the type publishes again."""
+    raw = []
+    for d in devices:
+        if type(d) is not dict:
+            raise _Unusual
+        raw.append((d.get("capacity"), d.get("consumesCounters")))
+    try:
+        key = _dumps(raw)
+    except (TypeError, orjson.JSONEncodeError):
+        raise _Unusual from None
+    table = tables.maps["bodies"]
+    hit = table.get(key)
+    if hit is None:
+        hit = [_body(caps, cons, tables) for caps, cons in raw]
+        if all(type(b) is tuple for b in hit):   # every part remembered by its raw value
+            tables.remember(table, _compact(key), hit)
+        hit = [b if type(b) is tuple else b[0] for b in hit]
+    return hit  # type: ignore[no-any-return]
+
+
+def _body(caps: Any, cons: Any, tables: share.Tables) -> tuple[Any, Any] | list[tuple[Any, Any]]:
+    """One device's pair (in a list when a part holds a ``null``: not to be remembered)."""
+    if (caps is not None and type(caps) is not dict) or (cons is not None and type(cons) is not list):
+        raise _Unusual
+    pair = (None if caps is None else _shared(caps, "capacity", _capacity_map, tables),
+            None if cons is None else _shared(cons, "consumes_counters", _consumption_list, tables))
+    for part, value in zip((caps, cons), pair, strict=True):
+        if part is not None and tables.origin.get(id(value)) is None:
+            return [pair]
+    return pair
 
 
 def _slice(data: dict[str, Any], tables: share.Tables) -> ResourceSlice:
@@ -225,7 +259,8 @@ def _slice(data: dict[str, Any], tables: share.Tables) -> ResourceSlice:
     if devices is not None:
         if type(devices) is not list:
             raise _Unusual
-        spec["devices"] = [_device(d, tables) for d in devices]
+        bodies = _bodies(devices, tables)
+        spec["devices"] = [_device(d, tables, b) for d, b in zip(devices, bodies, strict=True)]
     shared = spec.get("sharedCounters")
     if shared is not None:
         spec["sharedCounters"] = [_COUNTER_SETS(c) for c in shared]

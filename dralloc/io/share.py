@@ -41,7 +41,7 @@ class Tables:
     def __init__(self) -> None:
         self.attributes: dict[Any, Any] = {}  # attribute values
         self.maps: dict[str, dict[Any, Any]] = {   # by the field they fill: maps and lists
-            "attributes": {}, "capacity": {}, "consumes_counters": {}}
+            "attributes": {}, "capacity": {}, "consumes_counters": {}, "bodies": {}}
         self.devices: dict[Any, Any] = {}    # whole devices
         self.origin: dict[int, int] = {}     # id(map) -> the slice that first built it
         self.slice = 0                       # the slice being built (a serial number)

@@ -222,20 +222,22 @@ class _Clean:
     recent ones are what repeats)."""
 
     def __init__(self) -> None:
-        self.seen: dict[tuple[int, bool], tuple[object, int]] = {}
+        self.seen: dict[int, tuple[object, int]] = {}
 
-    def get(self, part: object, flag: bool = False) -> int | None:
-        hit = self.seen.get((id(part), flag))
+    def get(self, part: object) -> int | None:
+        hit = self.seen.get(id(part))
         return hit[1] if hit is not None and hit[0] is part else None
 
-    def put(self, part: object, value: int, flag: bool = False) -> None:
+    def put(self, part: object, value: int) -> None:
         if len(self.seen) >= 1 << 16:
             self.seen.clear()
-        self.seen[(id(part), flag)] = (part, value)
+        self.seen[id(part)] = (part, value)
 
 
-_CLEAN_ATTRIBUTES, _CLEAN_CAPACITIES, _CLEAN_CONSUMPTIONS = _Clean(), _Clean(), _Clean()
-_CLEAN_MAPS = _Clean()   # attribute maps (value: values held), capacity maps, consumption lists
+_CLEAN_ATTRIBUTES, _CLEAN_CONSUMPTIONS = _Clean(), _Clean()
+_CLEAN_CAPACITIES = {False: _Clean(), True: _Clean()}   # by allowMultipleAllocations
+_CLEAN_MAPS = _Clean()   # attribute maps (value: values held), consumption lists
+_CLEAN_CAPACITY_MAPS = {False: _Clean(), True: _Clean()}
 
 
 def _consumptions(c: Collector, path: str, cons: list[DeviceCounterConsumption]) -> None:
@@ -301,23 +303,23 @@ def _attribute_map(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -
 
 
 def _capacities(c: Collector, path: str, caps: dict[str, DeviceCapacity], multi: bool) -> None:
-    if _CLEAN_MAPS.get(caps, multi) is not None:
+    if _CLEAN_CAPACITY_MAPS[multi].get(caps) is not None:
         return
     before = len(c.findings)
     _capacity_map(c, path, caps, multi)
     if len(c.findings) == before:
-        _CLEAN_MAPS.put(caps, 1, multi)
+        _CLEAN_CAPACITY_MAPS[multi].put(caps, 1)
 
 
 def _capacity_map(c: Collector, path: str, caps: dict[str, DeviceCapacity], multi: bool) -> None:
     for name, cap in caps.items():
         if not f.known_qualified_name(name):
             f.qualified_name(c, f"{path}.capacity[{name}]", name, "capacity name")
-        if _CLEAN_CAPACITIES.get(cap, multi) is None:
+        if _CLEAN_CAPACITIES[multi].get(cap) is None:
             before = len(c.findings)
             capacity(c, f"{path}.capacity[{name}]", cap, multi)
             if len(c.findings) == before:
-                _CLEAN_CAPACITIES.put(cap, 1, multi)
+                _CLEAN_CAPACITIES[multi].put(cap, 1)
 
 
 def _device(c: Collector, i: int, d: Device, per_device: bool) -> None:
@@ -352,18 +354,39 @@ def _advanced(d: Device) -> bool:
 
 def _devices(c: Collector, s: ResourceSlice) -> None:
     devices = s.spec.devices or []
-    heavy = any(_advanced(d) for d in devices)
-    most = MAX_DEVICES_WITH_TAINTS_OR_COUNTERS if heavy else MAX_DEVICES
-    if len(devices) > most:
-        why = " (a device has taints, consumes counters or has list attributes)" if heavy else ""
-        c.add("spec.devices", "slice.devices.max", f"{len(devices)} devices, at most {most} are allowed{why}")
-        return
+    if len(devices) > MAX_DEVICES_WITH_TAINTS_OR_COUNTERS:
+        heavy = any(_advanced(d) for d in devices)
+        most = MAX_DEVICES_WITH_TAINTS_OR_COUNTERS if heavy else MAX_DEVICES
+        if len(devices) > most:
+            why = " (a device has taints, consumes counters or has list attributes)" if heavy else ""
+            c.add("spec.devices", "slice.devices.max", f"{len(devices)} devices, at most {most} are allowed{why}")
+            return
     seen: set[str] = set()
+    per_device = bool(s.spec.per_device_node_selection)
     for i, d in enumerate(devices):
         if d.name in seen:
             c.add(f"spec.devices[{i}].name", "slice.devices.unique", f"duplicate device name {d.name!r}")
         seen.add(d.name)
-        _device(c, i, d, bool(s.spec.per_device_node_selection))
+        if per_device or not _known_clean(d):
+            _device(c, i, d, per_device)
+
+
+def _known_clean(d: Device) -> bool:
+    """A device of a name and parts already found clean (what drivers
+    publish, as the loader shares it): nothing to check, no path to build."""
+    if (d.taints is not None or d.binding_conditions is not None or d.binding_failure_conditions is not None
+            or d.node_name is not None or d.node_selector is not None or d.all_nodes is not None
+            or not f.is_dns_label(d.name)):
+        return False
+    attrs, caps, cons = d.attributes, d.capacity, d.consumes_counters
+    values = _CLEAN_MAPS.get(attrs) if attrs else 0
+    if values is None or values > MAX_ATTRIBUTE_VALUES:
+        return False
+    if len(attrs or ()) + len(caps or ()) > MAX_ATTRIBUTES_AND_CAPACITIES:
+        return False
+    if caps and _CLEAN_CAPACITY_MAPS[bool(d.allow_multiple_allocations)].get(caps) is None:
+        return False
+    return not cons or _CLEAN_MAPS.get(cons) is not None
 
 
 def check_slice(c: Collector, s: ResourceSlice) -> None:

@@ -43,7 +43,7 @@ from dralloc.models import (
 from dralloc.planner.simulate.nodememo import NodeMemo
 from dralloc.planner.simulate.nodescore import NodeScores, check_policy
 from dralloc.planner.view.cluster import _node_slices
-from dralloc.planner.view.fingerprint import node_fingerprint, pool_names, read_attributes
+from dralloc.planner.view.fingerprint import Fingerprints, pool_names, read_attributes
 from dralloc.planner.view.pods import PodDemand, PodsDemand
 
 Progress = Callable[[int, int], None]
@@ -92,17 +92,17 @@ class NodeObjects:
         self._cache: dict[str, ObjectSet] = {}
         self.probes = list(probes)
         self._prints: dict[str, Hashable] = {}
-        self._read: set[str] | None = None
-        self._taken: set[tuple[str, str, str]] | None = None
+        self._fingerprints: Fingerprints | None = None
 
     def fingerprint(self, node: Node) -> Hashable:
         """Identical for nodes the allocator cannot tell apart for the probes
-        (:func:`node_fingerprint`, input allocations included)."""
+        (:class:`Fingerprints`, input allocations included)."""
         if node.name not in self._prints:
-            if self._taken is None:
-                self._read = read_attributes(self.objs.classes, self.probes)
-                self._taken = {(r.driver, r.pool, r.device) for c in self.objs.claims for r in _results(c)}
-            self._prints[node.name] = node_fingerprint(node, self.get(node).slices, self._taken, self._read)
+            if self._fingerprints is None:
+                self._fingerprints = Fingerprints(
+                    ((r.driver, r.pool, r.device) for c in self.objs.claims for r in _results(c)),
+                    read_attributes(self.objs.classes, self.probes))
+            self._prints[node.name] = self._fingerprints.node(node, self.get(node).slices)
         return self._prints[node.name]
 
     def pools(self, node: Node) -> list[tuple[str, str]]:
