@@ -97,12 +97,15 @@ def _kubectl_json(src: Path, dst: Path) -> None:
     """``src`` (a JSON List) as ``kubectl get -o json`` prints it, item by item."""
     import orjson
 
+    from dralloc.errors import InputError
     from dralloc.io.parse import iter_documents
 
     with dst.open("wb") as f:
         f.write(b'{\n    "apiVersion": "v1",\n    "items": [\n')
         for j, doc in enumerate(iter_documents(src)):
-            text = orjson.dumps(getattr(doc, "data"), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+            if isinstance(doc, InputError):
+                raise doc
+            text = orjson.dumps(doc.data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
             lines = [b" " * (8 + 2 * (len(ln) - len(ln.lstrip(b" ")))) + ln.lstrip(b" ") for ln in text.split(b"\n")]
             f.write((b",\n" if j else b"") + b"\n".join(lines))
         f.write(b'\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')

@@ -1,13 +1,15 @@
 """Building models from raw documents at parse speed.
 
 A cluster repeats itself: the same attribute values, capacities, counter
-consumptions and counter sets appear on thousands of devices. So a
-ResourceSlice's devices are built from parts validated once per distinct raw
-value (keyed by the raw value itself; models are frozen, so the parts are
-shared), and pydantic then only assembles each device from validated parts.
+consumptions and counter sets appear on thousands of devices, whole maps of
+them on every node of a type. So a ResourceSlice's devices are built from
+parts validated once per distinct raw value (:mod:`.parts`; models are
+frozen, so the parts are shared, across a whole load inside
+:func:`dralloc.io.share.sharing`), and each device is assembled from its
+validated parts without validating it again (:class:`dralloc.io.share.Assembler`).
 The result is exactly what validating the whole object gives (same models,
-equal, same fields set); anything unusual — a part that does not validate, a
-shape the caches do not know — makes the whole object go through ordinary
+equal, same fields set); anything unusual -- a part that does not validate,
+a shape the caches do not know -- makes the whole object go through ordinary
 validation, whose error names the field.
 
 :func:`quiet_gc` keeps Python's cyclic garbage collector out of a load: the
@@ -18,252 +20,100 @@ otherwise traverse every one of them again and again as the heap grows (about
 from __future__ import annotations
 
 import gc
-import sys
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
-import orjson
 from pydantic import ValidationError
 
-from dralloc.io import share
-from dralloc.models import (
-    CounterSet,
-    DeviceAttribute,
-    DeviceCapacity,
-    DeviceCounterConsumption,
-    ResourceSlice,
-    TypedObject,
-)
-from dralloc.models.base import K8sModel
+from dralloc.io import parts, share
+from dralloc.io.parts import KEY_ERRORS, Unusual, dumps, intern
+from dralloc.models import ResourceSlice, TypedObject
 from dralloc.models.resource import Device
 
-M = TypeVar("M", bound=K8sModel)
-CACHE_LIMIT = 200_000  # entries per cache; beyond it parts are validated without being remembered
-
-
-class _Parts:
-    """Validated parts, one per distinct raw value."""
-
-    def __init__(self, model: type[M], key: Callable[[Any], Hashable],
-                 make: Callable[[Any], Any] | None = None) -> None:
-        self.model = model
-        self.key = key
-        self.make = make or model.model_validate
-        self.seen: dict[Hashable, Any] = {}
-
-    def __call__(self, raw: Any, seen: dict[Hashable, Any] | None = None) -> Any:
-        seen = self.seen if seen is None else seen
-        try:
-            k = self.key(raw)
-            hit = seen.get(k)
-        except (TypeError, ValueError, AttributeError, KeyError, orjson.JSONEncodeError):
-            return self.model.model_validate(raw)  # not hashable as a key: validate as it is
-        if hit is None:
-            hit = self.make(raw)
-            if len(seen) < CACHE_LIMIT:
-                seen[_compact(k)] = hit
-        return hit
-
-
-def _compact(key: Hashable) -> Hashable:
-    """A key to keep: orjson's bytes hold a 4 KiB buffer however short they
-    are, so bytes are copied to their length."""
-    return bytes(memoryview(key)) if type(key) is bytes else key
-
-
-def _attribute_key(raw: dict[str, Any]) -> Hashable:
-    ((kind, value),) = raw.items()  # one value per attribute; anything else is not cached
-    return kind, type(value), value
-
-
-def _capacity_key(raw: dict[str, Any]) -> Hashable:
-    if len(raw) != 1 or "value" not in raw:
-        return orjson.dumps(raw)
-    value = raw["value"]
-    return type(value), value
-
-
-_ATTRIBUTE = share.Assembler(DeviceAttribute)
-_DEVICE = share.Assembler(Device)
-_SCALARS = {"int": (int, "int_"), "bool": (bool, "bool_"), "string": (str, "string"), "version": (str, "version")}
-
-
-def _make_attribute(raw: Any) -> DeviceAttribute:
-    """One scalar attribute value (``{"string": "x"}``) without pydantic's
-    validation when its type is exactly the field's; anything else validated."""
-    if type(raw) is dict and len(raw) == 1:
-        ((kind, value),) = raw.items()
-        want = _SCALARS.get(kind)
-        if want is not None and type(value) is want[0]:
-            return _ATTRIBUTE({want[1]: value}, (want[1],))  # type: ignore[no-any-return]
-    return DeviceAttribute.model_validate(raw)
-
-
-_ATTRIBUTES = _Parts(DeviceAttribute, _attribute_key, _make_attribute)
-_CAPACITIES = _Parts(DeviceCapacity, _capacity_key)
-_CONSUMPTIONS = _Parts(DeviceCounterConsumption, orjson.dumps)
-_COUNTER_SETS = _Parts(CounterSet, orjson.dumps)
-
-
-class _Unusual(Exception):
-    """A shape the fast path does not handle: validate the whole object."""
-
-
-def _attributes(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceAttribute]:
-    """A device's attributes, each value built once per distinct (kind,
-    type, value) in a load -- the hot loop of a load, hence written out."""
-    seen = tables.attributes
-    out = {}
-    for name, attr in raw.items():
-        if type(name) is not str:
-            raise _Unusual
-        try:
-            ((kind, value),) = attr.items()
-            hit = seen[(kind, type(value), value)]
-        except (AttributeError, ValueError, KeyError, TypeError):
-            hit = _ATTRIBUTES(attr, seen)
-        out[_intern(name)] = hit
-    return out
-
-
-
-
-def _capacity_map(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceCapacity]:
-    out = {}
-    for name, cap in raw.items():
-        if type(name) is not str:
-            raise _Unusual
-        out[sys.intern(name)] = _CAPACITIES(cap)
-    return out
-
-
-def _consumption_list(raw: list[Any], tables: share.Tables) -> list[DeviceCounterConsumption]:
-    return [_CONSUMPTIONS(c) for c in raw]
-
-
-def _shared(raw: Any, tag: str, make: Callable[[Any, share.Tables], Any], tables: share.Tables) -> Any:
-    """The map or list built from ``raw``, once per distinct raw value in a
-    load (keyed by its JSON bytes: equal bytes, equal values; ``null``, which
-    also stands for NaN and infinities, is never a key)."""
-    try:
-        key = _dumps(raw)
-    except (TypeError, orjson.JSONEncodeError):
-        raise _Unusual from None
-    table = tables.maps[tag]
-    hit = table.get(key)
-    if hit is None:
-        hit = make(raw, tables)
-        if b"null" not in key:
-            tables.remember(table, _compact(key), hit)
-            tables.origin[id(hit)] = tables.slice
-    return hit
-
-
-_dumps = orjson.dumps
-_intern = sys.intern
 _PLAIN = {"name": "name", "attributes": "attributes", "capacity": "capacity", "consumesCounters": "consumes_counters"}
-_PARTS: dict[str, tuple[str, type, Callable[[Any, share.Tables], Any]]] = {
-    "attributes": ("attributes", dict, _attributes), "capacity": ("capacity", dict, _capacity_map),
-    "consumesCounters": ("consumes_counters", list, _consumption_list),
+_PARTS: dict[str, tuple[str, type, Any]] = {
+    "attributes": ("attributes", dict, parts.attributes), "capacity": ("capacity", dict, parts.capacity_map),
+    "consumesCounters": ("consumes_counters", list, parts.consumption_list),
 }
+_DEVICE = share.Assembler(Device)
+_ALL = ("name", "attributes", "capacity", "consumes_counters")
 
 
-def _device(raw: Any, tables: share.Tables, body: tuple[Any, Any]) -> Device:
-    if type(raw.get("name")) is str and raw.keys() <= _PLAIN.keys():
-        return _plain_device(raw, tables, body)
-    parts = dict(raw)
+def _device(raw: dict[str, Any], tables: share.Tables) -> Device:
+    """A device beyond name, attributes, capacity and consumption: its maps
+    and lists shared, pydantic validates the rest."""
+    values = dict(raw)
     for alias, (tag, kind, make) in _PARTS.items():
         value = raw.get(alias)
         if type(value) is kind:
-            parts[alias] = _shared(value, tag, make, tables)
-    return Device.model_validate(parts)
+            values[alias] = parts.shared(value, tag, make, tables)
+    return Device.model_validate(values)
 
 
-def _plain_device(raw: dict[str, Any], tables: share.Tables, body: tuple[Any, Any]) -> Device:
-    """A device of name, attributes, capacity and counter consumption only
-    (what drivers publish), from shared parts; shared itself when another
-    slice holds the same device (same name and parts) -- the hot loop of a
-    load, hence written out. ``body``: its capacity map and counter
-    consumption list, shared (:func:`_bodies`)."""
-    values: dict[str, Any] = {"name": _intern(raw["name"])}
-    attrs = raw.get("attributes")
-    if attrs is not None:
-        if type(attrs) is not dict:
-            raise _Unusual
-        try:
-            key = _dumps(attrs)
-        except (TypeError, orjson.JSONEncodeError):
-            raise _Unusual from None
-        hit = tables.maps["attributes"].get(key)
-        attrs = values["attributes"] = hit if hit is not None else _shared(attrs, "attributes", _attributes, tables)
-    elif "attributes" in raw:
-        values["attributes"] = None
-    caps, cons = body
-    if "capacity" in raw:
-        values["capacity"] = caps
-    if "consumesCounters" in raw:
-        values["consumes_counters"] = cons
-    given = tuple(values)
-    if attrs is not None and tables.origin.get(id(attrs)) == tables.slice:
-        return _DEVICE(values, given)  # type: ignore[no-any-return]  # attributes of this slice's own
-    key = (given, values["name"], id(attrs), id(caps), id(cons))
-    hit = tables.devices.get(key)
-    if hit is None:
-        hit = tables.remember(tables.devices, key, _DEVICE(values, given))
-    return hit  # type: ignore[no-any-return]
+def _devices(devices: list[Any], tables: share.Tables) -> list[Device]:
+    """A slice's devices. A device of name, attributes, capacity and counter
+    consumption only (what drivers publish) is assembled from shared parts,
+    and is shared itself when another slice holds the same device (same name
+    and parts) -- the hot loop of a load, hence written out."""
+    pairs = parts.bodies(devices, tables)
+    amap, origin, devices_seen, here = tables.maps["attributes"], tables.origin, tables.devices, tables.slice
+    out = []
+    for raw, (caps, cons) in zip(devices, pairs, strict=True):
+        name = raw.get("name")
+        if type(name) is not str or not raw.keys() <= _PLAIN.keys():
+            out.append(_device(raw, tables))
+            continue
+        attrs = raw.get("attributes")
+        if attrs is not None:
+            if type(attrs) is not dict:
+                raise Unusual
+            try:
+                key = dumps(attrs)
+            except KEY_ERRORS:
+                raise Unusual from None
+            hit = amap.get(key)
+            attrs = hit if hit is not None else parts.shared(attrs, "attributes", parts.attributes, tables)
+        values = {"name": intern(name), "attributes": attrs, "capacity": caps, "consumes_counters": cons}
+        given = _ALL if len(raw) == 4 else tuple(f for a, f in _PLAIN.items() if a in raw)
+        if attrs is not None and origin.get(id(attrs)) == here:
+            dev = _DEVICE(values, given)   # attributes of this slice's own: remembered with them
+            tables.first.setdefault(id(attrs), []).append(dev)
+            out.append(dev)
+            continue
+        key = (given, values["name"], id(attrs), id(caps), id(cons))
+        hit = devices_seen.get(key)
+        if hit is None:
+            hit = _first(tables, attrs, values, given) or _DEVICE(values, given)
+            tables.remember(devices_seen, key, hit)
+        out.append(hit)
+    return out
 
 
-def _bodies(devices: list[Any], tables: share.Tables) -> list[tuple[Any, Any]]:
-    """Every device's capacity map and counter consumption list, shared,
-    found with one key for the whole slice: they are the partitions of the
-    hardware, which another node of the type publishes again."""
-    raw = []
-    for d in devices:
-        if type(d) is not dict:
-            raise _Unusual
-        raw.append((d.get("capacity"), d.get("consumesCounters")))
-    try:
-        key = _dumps(raw)
-    except (TypeError, orjson.JSONEncodeError):
-        raise _Unusual from None
-    table = tables.maps["bodies"]
-    hit = table.get(key)
-    if hit is None:
-        hit = [_body(caps, cons, tables) for caps, cons in raw]
-        if all(type(b) is tuple for b in hit):   # every part remembered by its raw value
-            tables.remember(table, _compact(key), hit)
-        hit = [b if type(b) is tuple else b[0] for b in hit]
-    return hit  # type: ignore[no-any-return]
-
-
-def _body(caps: Any, cons: Any, tables: share.Tables) -> tuple[Any, Any] | list[tuple[Any, Any]]:
-    """One device's pair (in a list when a part holds a ``null``: not to be remembered)."""
-    if (caps is not None and type(caps) is not dict) or (cons is not None and type(cons) is not list):
-        raise _Unusual
-    pair = (None if caps is None else _shared(caps, "capacity", _capacity_map, tables),
-            None if cons is None else _shared(cons, "consumes_counters", _consumption_list, tables))
-    for part, value in zip((caps, cons), pair, strict=True):
-        if part is not None and tables.origin.get(id(value)) is None:
-            return [pair]
-    return pair
+def _first(tables: share.Tables, attrs: Any, values: dict[str, Any], given: tuple[str, ...]) -> Device | None:
+    """The device built the same way in the slice that first held these
+    attributes (so that the first node of a type shares with the others)."""
+    for dev in tables.first.get(id(attrs), ()):
+        if (dev.name is values["name"] and dev.capacity is values["capacity"]
+                and dev.consumes_counters is values["consumes_counters"] and dev.model_fields_set == set(given)):
+            return dev  # type: ignore[no-any-return]
+    return None
 
 
 def _slice(data: dict[str, Any], tables: share.Tables) -> ResourceSlice:
     spec = data.get("spec")
     if type(spec) is not dict:
-        raise _Unusual
+        raise Unusual
     tables.slice += 1
     spec = dict(spec)
     devices = spec.get("devices")
     if devices is not None:
         if type(devices) is not list:
-            raise _Unusual
-        bodies = _bodies(devices, tables)
-        spec["devices"] = [_device(d, tables, b) for d, b in zip(devices, bodies, strict=True)]
-    shared = spec.get("sharedCounters")
-    if shared is not None:
-        spec["sharedCounters"] = [_COUNTER_SETS(c) for c in shared]
+            raise Unusual
+        spec["devices"] = _devices(devices, tables)
+    counter_sets = spec.get("sharedCounters")
+    if counter_sets is not None:
+        spec["sharedCounters"] = [parts.COUNTER_SETS(c) for c in counter_sets]
     return ResourceSlice.model_validate({**data, "spec": spec})
 
 
@@ -274,7 +124,7 @@ def validate(model: type[TypedObject], data: dict[str, Any]) -> TypedObject:
     if model is ResourceSlice:
         try:
             return _slice(data, share.current())
-        except (_Unusual, ValidationError, TypeError, ValueError, AttributeError):
+        except (Unusual, ValidationError, TypeError, ValueError, AttributeError):
             pass  # the whole object's validation says what is wrong, where
     return model.model_validate(data)
 

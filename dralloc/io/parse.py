@@ -333,11 +333,6 @@ def _list_items(chunk: Chunk, cut: ListCut, source: str) -> Iterator[RawDocument
         yield RawDocument(source, chunk.index, item, j)
     else:
         return
-    yield from _items_from(chunk, j, source)
-
-
-def _items_from(chunk: Chunk, j: int, source: str) -> Iterator[RawDocument | UnreadableError]:
-    """Items ``j``... of a List document parsed whole (or why it does not parse)."""
     try:
         whole = parse_chunk(chunk)
     except UnreadableError as e:
@@ -350,16 +345,18 @@ def _items_from(chunk: Chunk, j: int, source: str) -> Iterator[RawDocument | Unr
 
 
 def _parse_item(data: bytes, line: int) -> Any:
-    values = parse_chunk(Chunk(0, data, line))
+    """One item of a JSON List, as JSON."""
+    values = _parse_json(data, line)
     if len(values) != 1:
         raise UnreadableError("not one JSON value")
     return values[0]
 
 
-def _json_list(stream: BinaryIO, env: jsonlist.Envelope, source: str,
+def _json_list(stream: BinaryIO, env: jsonlist.Envelope, source: str, json_file: bool,
                progress: Progress | None) -> Iterator[RawDocument | UnreadableError]:
     """The items of a large JSON List file, read in blocks (:mod:`.jsonlist`);
-    the document read whole from the first item its layout does not delimit."""
+    from the first item its layout does not delimit on, the document is read
+    as before it was streamed (whole, then cut if it can be)."""
     reader = jsonlist.ItemReader(stream, env, _parse_item, progress)
     for j, item in enumerate(reader):
         yield RawDocument(source, 0, item, j)
@@ -368,7 +365,9 @@ def _json_list(stream: BinaryIO, env: jsonlist.Envelope, source: str,
         data = stream.read()
         if progress is not None:
             progress(len(data))
-        yield from _items_from(Chunk(0, data, 1), reader.count, source)
+        for doc in _documents(Chunk(0, data, 1), source, json_file, True):
+            if not isinstance(doc, RawDocument) or doc.item is None or doc.item >= reader.count:
+                yield doc
 
 
 def _is_list(d: Any) -> bool:
@@ -392,7 +391,7 @@ def iter_documents(path: Path | None, progress: Progress | None = None,
         env = jsonlist.envelope(stream) if path is not None and lists else None
         whole = _json_file(stream, progress) if path is not None and env is None else None
         if env is not None:
-            yield from _json_list(stream, env, source, progress)
+            yield from _json_list(stream, env, source, json_file, progress)
         elif whole is not None:
             yield from _documents(whole, source, json_file, lists)
         else:

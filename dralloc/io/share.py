@@ -44,6 +44,7 @@ class Tables:
             "attributes": {}, "capacity": {}, "consumes_counters": {}, "bodies": {}}
         self.devices: dict[Any, Any] = {}    # whole devices
         self.origin: dict[int, int] = {}     # id(map) -> the slice that first built it
+        self.first: dict[int, list[Any]] = {}   # id(attribute map) -> devices built in that slice
         self.slice = 0                       # the slice being built (a serial number)
 
     def remember(self, table: dict[Any, Any], key: Any, value: Any) -> Any:
