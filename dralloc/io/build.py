@@ -38,6 +38,7 @@ _PARTS: dict[str, tuple[str, type, Any]] = {
 }
 _DEVICE = share.Assembler(Device)
 _ALL = ("name", "attributes", "capacity", "consumes_counters")
+_PLAIN_DEVICE = _DEVICE.maker(_ALL)   # a device with all four
 
 
 def _device(raw: dict[str, Any], tables: share.Tables) -> Device:
@@ -57,7 +58,8 @@ def _devices(devices: list[Any], tables: share.Tables) -> list[Device]:
     and is shared itself when another slice holds the same device (same name
     and parts) -- the hot loop of a load, hence written out."""
     pairs = parts.bodies(devices, tables)
-    amap, origin, devices_seen, here = tables.maps["attributes"], tables.origin, tables.devices, tables.slice
+    amap, origin, first, devices_seen, here = (tables.maps["attributes"], tables.origin, tables.first, tables.devices,
+                                              tables.slice)
     out = []
     for raw, (caps, cons) in zip(devices, pairs, strict=True):
         name = raw.get("name")
@@ -77,8 +79,13 @@ def _devices(devices: list[Any], tables: share.Tables) -> list[Device]:
         values = {"name": intern(name), "attributes": attrs, "capacity": caps, "consumes_counters": cons}
         given = _ALL if len(raw) == 4 else tuple(f for a, f in _PLAIN.items() if a in raw)
         if attrs is not None and origin.get(id(attrs)) == here:
-            dev = _DEVICE(values, given)   # attributes of this slice's own: remembered with them
-            tables.first.setdefault(id(attrs), []).append(dev)
+            # attributes of this slice's own: remembered with them
+            dev = _PLAIN_DEVICE(values) if given is _ALL else _DEVICE(values, given)
+            built = first.get(id(attrs))
+            if built is None:
+                first[id(attrs)] = [dev]
+            else:
+                built.append(dev)
             out.append(dev)
             continue
         key = (given, values["name"], id(attrs), id(caps), id(cons))

@@ -97,6 +97,20 @@ class Assembler:
             got = self._sets[names] = set(names)
         return got
 
+    def maker(self, given: tuple[str, ...]) -> Any:
+        """``lambda values: self(values, given)``, faster (for a hot loop)."""
+        model, defaults, fields_set, setter = self.model, self.defaults, self.fields_set(given), _set
+        new = model.__new__
+
+        def make(values: dict[str, Any]) -> Any:
+            obj = new(model)
+            setter(obj, "__dict__", {**defaults, **values})
+            setter(obj, "__pydantic_fields_set__", fields_set)
+            setter(obj, "__pydantic_extra__", None)
+            setter(obj, "__pydantic_private__", None)
+            return obj
+        return make
+
     def __call__(self, values: dict[str, Any], given: tuple[str, ...]) -> Any:
         """An instance with ``values`` (by field name; missing fields take
         their defaults) and ``given`` as its fields set."""
