@@ -5,7 +5,7 @@
 Nodes of 8 A100-40GB GPUs as the NVIDIA DRA driver publishes them (MIG
 partitions over shared counters, the generator's shape), one DeviceClass per
 kind. For each size and feature set (partitionable devices and taints only, which
-select the stable allocator, and Kubernetes 1.36's defaults, which select
+select the stable allocator, and Kubernetes 1.37's defaults, which select
 incubating), on nodes spread
 over the cluster, one call of each operation is timed (CPU time of the
 process: on a shared machine wall time measures the neighbours), the median
@@ -43,7 +43,7 @@ from dralloc.validation.admission import admit  # noqa: E402
 
 FEATURE_SETS = {
     "stable (DRAPartitionableDevices, DRADeviceTaints)": ("DRAPartitionableDevices", "DRADeviceTaints"),
-    "incubating (Kubernetes 1.36 defaults: CLI, library, planner)": DEFAULT_GATES,
+    "incubating (Kubernetes 1.37 defaults: CLI, library, planner)": DEFAULT_GATES,
 }
 
 

@@ -40,6 +40,7 @@ from typing import Any
 
 import yaml
 
+from dralloc.io.progress import Reporter
 from dralloc.planner.api import Options, answer
 from dralloc.planner.generate import clusters as gen
 from dralloc.planner.generate.profiles import gpu_model
@@ -104,7 +105,8 @@ def run(docs: list[Doc], args: argparse.Namespace) -> None:
     objs = gen.objects(docs)
     built = time.perf_counter() - t0
     t1, c1 = time.perf_counter(), time.process_time()
-    ans = answer("fit", objs, Options(workers=args.workers, time_limit=args.time_limit, progress=args.progress))
+    progress = Reporter(True) if args.progress else None
+    ans = answer("fit", objs, Options(workers=args.workers, time_limit=args.time_limit, progress=progress))
     fit, cpu = time.perf_counter() - t1, time.process_time() - c1
     ff, opt, d = ans.first_fit, ans.optimal, ans.detail
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -8,6 +8,7 @@ from typing import Any
 
 from dralloc.io.scenario import Scenario
 from dralloc.models import AllocationResult
+from dralloc.release import release
 from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Outcome, Status
 
@@ -90,27 +91,42 @@ def compare_answer(sc: Scenario, got: Outcome) -> list[str]:
 
 
 def run_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
-                 compare_time_limit: float | None = None) -> Outcome:
+                 compare_time_limit: float | None = None, kubernetes_version: str | None = None) -> Outcome:
     """The scenario's question, its objects taken as the allocator's own input
     (no admission: the format describes what the allocator is given, and
     Kubernetes' allocator test table gives it objects the API server would
-    refuse; docs/inputs.md)."""
+    refuse; docs/inputs.md). The scenario's gates are taken as they are, in
+    ``kubernetes_version`` (default 1.37): it picks the variant unless the
+    scenario names one."""
     return allocate(sc.objects, sc.node, sc.claims, allocated=sc.allocated, features=sc.features,
                     mode=mode, variant=sc.variant, admission=False,
-                    compare=compare, compare_time_limit=compare_time_limit)
+                    compare=compare, compare_time_limit=compare_time_limit, kubernetes_version=kubernetes_version)
+
+
+def missing_gates(sc: Scenario, kubernetes_version: str | None) -> str:
+    """Why the scenario cannot be asked of that release (a gate it turns on
+    that the release does not have), or ""."""
+    rel = release(kubernetes_version)
+    return "; ".join(rel.missing_gate(g) for g in sorted(sc.features) if not rel.has_gate(g))
 
 
 def check_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
-                   compare_time_limit: float | None = None) -> CheckResult:
+                   compare_time_limit: float | None = None, kubernetes_version: str | None = None) -> CheckResult:
+    """Run one scenario under release ``kubernetes_version`` and judge the
+    answer; a scenario turning on a gate that release does not have is
+    skipped (the question does not exist there)."""
     res = CheckResult(sc.name, sc.path)
     if sc.skip_reason:
         res.skipped = sc.skip_reason
+        return res
+    res.skipped = missing_gates(sc, kubernetes_version)
+    if res.skipped:
         return res
     if sc.expect is None:
         res.skipped = "no expect in the scenario"
         return res
     try:
-        got = run_scenario(sc, mode, compare, compare_time_limit)
+        got = run_scenario(sc, mode, compare, compare_time_limit, kubernetes_version)
     except Exception as e:  # a bug must not stop the batch: report it as a failure
         res.differences = [f"internal error: {type(e).__name__}: {e}"]
         return res

@@ -20,7 +20,8 @@ PKG = Path(__file__).resolve().parents[1] / "dralloc"
 # lowest first; rooms on one line share a layer and may not import each other
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("quantity", "features"),
+    ("quantity", "release"),
+    ("features",),
     ("models",),
     ("io", "cel"),
     ("validation", "formats", "inventory"),
@@ -30,12 +31,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("solver",),
     ("cluster",),
     ("check", "audit"),
+    ("planner.objective",),
     ("planner", "planner.view", "planner.parallel", "planner.generate"),
     ("planner.simulate", "planner.pattern", "planner.answer"),
     ("planner.general",),
     ("planner.blocks", "planner.mixed"),
     ("planner.questions", "planner.report"),
-    ("planner.api",),
+    ("planner.makeroom",),
+    ("planner.api", "upgrade"),
     ("cli",),
 )
 RANK = {room: i for i, rooms in enumerate(LAYERS) for room in rooms}

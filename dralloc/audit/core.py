@@ -12,25 +12,30 @@ from dralloc.checker.shared import check_shared
 from dralloc.features import Features, Variant
 from dralloc.inventory.nodesel import NodeSelectorError, selector_matches
 from dralloc.io.loader import ObjectSet
+from dralloc.io.progress import Progress
 from dralloc.models import ResourceClaim
 from dralloc.validation.admission import admit
 
 
 def verify_state(objects: ObjectSet, features: Features | None = None, variant: Variant | None = None, *,
                  compare: bool = True, order: Sequence[str] | None = None, pending: bool = True,
-                 budget: int = 400) -> Report:
+                 budget: int = 400, kubernetes_version: str | None = None,
+                 progress: Progress | None = None) -> Report:
     """Check every allocated claim against the rules (part 1), compare the
     cluster's answers with a replay in allocation order (part 2) and analyse
     the pending pods (part 3). ``objects`` are admitted first (API-server
-    defaults and validation); ``features`` defaults to Kubernetes 1.36's."""
+    defaults and validation); ``features`` defaults to the gates of
+    ``kubernetes_version`` (default 1.37), whose variant is used."""
     objects = admit(objects)
-    features = features if features is not None else Features.default()
+    features = Features.of(features, kubernetes_version)
     state = ClusterState.build(objects)
     report = Report(checked_claims=len(state.claims))
     report.findings.extend(error("input", "", str(e)) for e in objects.errors)
     allocated = state.allocated()
     report.allocated_claims = len(allocated)
-    for claim in sorted(allocated, key=lambda c: c.key):
+    for i, claim in enumerate(sorted(allocated, key=lambda c: c.key)):
+        if progress is not None:
+            progress("allocated claims checked", i + 1, len(allocated))
         report.findings.extend(_claim_findings(state, claim, features, variant))
     report.findings.extend(check_shared(objects.slices, allocated, features, variant or features.variant()))
     rule_findings = [f for f in report.findings if f.level == ERROR]
@@ -42,7 +47,7 @@ def verify_state(objects: ObjectSet, features: Features | None = None, variant: 
     if pending:
         from dralloc.audit.pending import analyse_pending
 
-        found, report.pending = analyse_pending(state, features, variant, budget)
+        found, report.pending = analyse_pending(state, features, variant, budget, progress)
         report.pending_pods = sum(len(e["pods"]) if "gang" in e else 1 for e in report.pending)
         report.findings.extend(found)
     report.findings.extend(state.findings)

@@ -7,7 +7,15 @@ on n exactly when ``z[g,n]`` holds, and a group goes to at most one node.
 Devices published for several nodes (network-attached) are held by at most
 one node's claims. Counters of pools shared by several nodes are not coupled
 in the model: every answer is re-checked by the independent verifier, group
-by group, and a group whose answer the verifier rejects is left out."""
+by group, and a group whose answer the verifier rejects is left out.
+
+A group may *require* another (``requires``: a pod of a gang and its
+PodGroup's claims, KEP-5729): it is placed only when the required group is,
+and only on a node every device chosen for the required group is usable
+from (a device on one node's slice pins that node; a network-attached
+device admits the nodes its slice or device selects) -- the nodes the
+claim's allocation will admit. The required group's claims are allocated
+once, on one node's encoding, however many nodes its devices reach."""
 
 from __future__ import annotations
 
@@ -22,12 +30,14 @@ from dralloc.encoders.linear import NeedsReplay
 from dralloc.encoders.model import Encoding
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
+from dralloc.inventory.nodesel import NodeSelectorError, node_matches
+from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.problem import build_problem
 from dralloc.io.loader import ObjectSet
 from dralloc.models import AllocationResult, Node, ResourceClaim
 from dralloc.solver.cpsat import decode, fill
-from dralloc.solver.limits import stopped
 from dralloc.solver.outcome import Outcome, Status
+from dralloc.solver.search import run
 
 
 @dataclass(frozen=True)
@@ -97,11 +107,59 @@ def _exclusive_across_nodes(model: cp_model.CpModel, nodes: list[_NodeModel]) ->
             model.add(sum(us) <= 1)
 
 
+def _reach(pd: PoolDevice) -> tuple[str | None, bool | None, object] | None:
+    """Which nodes may use ``pd``: (nodeName, allNodes, nodeSelector) of its
+    slice, or of the device under per-device node selection; None: every node."""
+    sp = pd.slice.spec
+    if sp.node_name or sp.all_nodes or sp.node_selector is not None:
+        spec: tuple[str | None, bool | None, object] = (sp.node_name, sp.all_nodes, sp.node_selector)
+    else:
+        spec = (pd.device.node_name, pd.device.all_nodes, pd.device.node_selector)
+    return None if spec[1] and not spec[0] else spec
+
+
+def _couple(model: cp_model.CpModel, nodes: list[_NodeModel], z: dict[tuple[str, str], cp_model.IntVar],
+            groups: dict[str, Group], requires: dict[str, str]) -> None:
+    """Each group placed only with its required group and on a node the
+    devices chosen for that group reach."""
+    placed = {k: sum(v for (g, _), v in z.items() if g == k) for k in groups}
+    for dep, pre in requires.items():
+        model.add(placed[dep] <= placed[pre])
+    used: dict[str, cp_model.IntVar] = {}
+    reach: dict[str, tuple[str | None, bool | None, object]] = {}
+    for nm in nodes:
+        for c in nm.slots.get(next(iter(set(requires.values())), ""), []):
+            for o in nm.enc.options_of(c):
+                for pd, var in o.devices:
+                    spec = _reach(pd)
+                    if spec is None:
+                        continue
+                    label = repr(spec)
+                    if label not in used:
+                        used[label], reach[label] = model.new_bool_var(f"reach[{label}]"), spec
+                    model.add_implication(var, used[label])
+    for label, spec in reach.items():
+        for dep in requires:
+            names = [spec[0]] if spec[0] else [n.name for n in groups[dep].nodes if _matches(n, spec)]
+            ok = [z[(dep, name)] for name in names if (dep, name) in z]
+            model.add(sum(ok) >= placed[dep] + used[label] - 1)
+
+
+def _matches(node: Node, spec: tuple[str | None, bool | None, object]) -> bool:
+    try:
+        return node_matches(node, spec[0], spec[1], spec[2])   # type: ignore[arg-type]
+    except NodeSelectorError:
+        return False   # the allocator refuses the slice (gather pool information)
+
+
 def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[ResourceClaim],
                   features: Features, variant: Variant | None = None, time_limit: float = 10.0,
-                  workers: int = 1, hint: dict[str, str] | None = None) -> JointResult:
+                  workers: int = 1, hint: dict[str, str] | None = None,
+                  requires: dict[str, str] | None = None) -> JointResult:
     """Place as many ``groups`` (weighted) as possible, ``allocated`` fixed;
-    ``hint`` (group key -> node name, e.g. a greedy answer) guides the search."""
+    ``hint`` (group key -> node name, e.g. a greedy answer) guides the search;
+    ``requires`` (group -> the group it needs, one for all) couples a gang's
+    pods to its group claims."""
     t0 = time.perf_counter()
     var = variant or features.variant()
     model = cp_model.CpModel()
@@ -122,6 +180,8 @@ def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[Resource
         if lits:
             model.add_at_most_one(lits)
     _exclusive_across_nodes(model, nodes)
+    if requires:
+        _couple(model, nodes, z, {g.key: g for g in groups}, requires)
     if not z:
         return JointResult("EMPTY", wall_time=time.perf_counter() - t0)
     weight = {g.key: g.weight for g in groups}
@@ -132,11 +192,11 @@ def place_jointly(objs: ObjectSet, groups: list[Group], allocated: list[Resource
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     solver.parameters.max_time_in_seconds = time_limit
-    code = solver.solve(model)
-    res = JointResult(solver.status_name(code))
-    if code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
-        res.notes.append(stopped(time_limit, "the joint search") + (
-            " before proving the optimum" if code == cp_model.FEASIBLE else " without an answer"))
+    ran = run(solver, model)
+    code = ran.status
+    res = JointResult(ran.name, notes=list(ran.notes))
+    if (words := ran.stopped_words("the joint search")) is not None:
+        res.notes.append(words + (" before proving the optimum" if code == cp_model.FEASIBLE else " without an answer"))
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         res.bound = round(solver.best_objective_bound)
         _decode(res, solver, nodes, z, {g.key: g for g in groups}, objs, allocated, features, var)

@@ -103,8 +103,10 @@ def _answer(out: Outcome) -> Answer:
 
 def _alternatives(features: Features) -> list[tuple[Features, Variant]]:
     alts = [(features, v) for v in Variant if v is not features.variant() and features.supported_by(v)]
-    alts += [(Features(), Variant.STABLE), (Features.all(), Variant.EXPERIMENTAL),
-             (replace(Features.all(), list_type_attributes=False), Variant.INCUBATING)]
+    rel = features.kubernetes_version   # the alternatives are of the same release
+    every = Features.all(rel)
+    alts += [(Features(kubernetes_version=rel), Variant.STABLE), (every, Variant.EXPERIMENTAL),
+             (replace(every, list_type_attributes=False), Variant.INCUBATING)]
     return [(f, v) for f, v in alts if (f, v) != (features, features.variant())]
 
 

@@ -1,11 +1,16 @@
 """A cluster's state as the verifier sees it: which pods use which claims,
-on which node, and which node each allocated claim is checked against."""
+on which node, and which node each allocated claim is checked against. A
+pod's entry that is its PodGroup's claim is the group's one claim
+(:mod:`dralloc.gangs`, as every command reads it); one not created yet is
+made for the group (``<group>-<entry>``) and shared by its pods."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from dralloc.checker.finding import WARNING, Finding
+from dralloc.errors import InputError
+from dralloc.gangs import GangReader
 from dralloc.inventory.nodesel import NodeSelectorError, selector_matches
 from dralloc.io.loader import ObjectSet
 from dralloc.models import Node, ObjectMeta, Pod, ResourceClaim, ResourceClaimSpec
@@ -35,16 +40,31 @@ class ClusterState:
     pod_claims: dict[str, list[str]] = field(default_factory=dict)        # pod key -> claim keys
     missing: dict[str, list[str]] = field(default_factory=dict)           # pod key -> entries without claim
     users: dict[str, list[Pod]] = field(default_factory=dict)             # claim key -> pods
+    made: dict[str, ResourceClaim] = field(default_factory=dict)          # group claims not created yet
+    group_keys: set[str] = field(default_factory=set)                     # claims that are a PodGroup's
     findings: list[Finding] = field(default_factory=list)
     _by_device: dict[tuple[str, str, str], str] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, objs: ObjectSet) -> ClusterState:
         st = cls(objs, {c.key: c for c in objs.claims})
+        gangs = GangReader(objs)
         for pod in objs.pods:
             pk = pod_key(pod)
             st.pod_claims[pk] = []
+            link = gangs.link_of(pod)
             for prc in pod.spec.resource_claims or []:
+                try:
+                    group = gangs.group_claim(pod, prc, link, st.made)
+                except InputError:
+                    group = None    # the gang analysis names the broken link
+                if group is not None:
+                    st.group_keys.add(group)
+                    if group in st.claims:
+                        st.made.pop(group, None)
+                    st.pod_claims[pk].append(group)
+                    st.users.setdefault(group, []).append(pod)
+                    continue
                 name = claim_name_for(pod, prc.name)
                 key = f"{pod.namespace}/{name}" if pod.namespace else (name or "")
                 if name is None or key not in st.claims:
@@ -53,6 +73,14 @@ class ClusterState:
                 st.pod_claims[pk].append(key)
                 st.users.setdefault(key, []).append(pod)
         return st
+
+    def claim(self, key: str) -> ResourceClaim:
+        """A claim the state holds, or a group claim made for it."""
+        return self.claims[key] if key in self.claims else self.made[key]
+
+    def claims_of(self, pod: Pod) -> list[ResourceClaim]:
+        """The pod's claims the state knows (allocated or not), in order."""
+        return [self.claim(k) for k in self.pod_claims.get(pod_key(pod), [])]
 
     def allocated(self) -> list[ResourceClaim]:
         return [c for c in self.claims.values() if c.status is not None and c.status.allocation is not None]
@@ -100,25 +128,24 @@ class ClusterState:
         return self._by_device
 
     def pending_pods(self) -> list[Pod]:
-        """Pods (not finished) with at least one claim that is not allocated."""
+        """Pods (not finished) with at least one claim that is not allocated,
+        and pods not on a node that use a PodGroup's claim allocated already
+        (a later member of a gang: it goes where the claim admits)."""
         out = []
         for pod in self.objects.pods:
             if pod.status is not None and pod.status.phase in ("Succeeded", "Failed"):
                 continue
-            keys = self.pod_claims.get(pod_key(pod), [])
-            unalloc = [k for k in keys if self.claims[k].status is None or self.claims[k].status.allocation is None]  # type: ignore[union-attr]
-            if unalloc or self.missing.get(pod_key(pod)):
+            claims = self.claims_of(pod)
+            unalloc = [c for c in claims if c.status is None or c.status.allocation is None]
+            waits = not pod.spec.node_name and any(c.key in self.group_keys for c in claims)
+            if unalloc or self.missing.get(pod_key(pod)) or waits:
                 out.append(pod)
         return out
 
     def claims_to_place(self, pod: Pod) -> list[ResourceClaim]:
         """The pod's unallocated claims; a template claim not created yet is
         instantiated from its template (named ``<pod>-<entry>``)."""
-        out = []
-        for k in self.pod_claims.get(pod_key(pod), []):
-            c = self.claims[k]
-            if c.status is None or c.status.allocation is None:
-                out.append(c)
+        out = [c for c in self.claims_of(pod) if c.status is None or c.status.allocation is None]
         for entry in self.missing.get(pod_key(pod), []):
             prc = next(p for p in pod.spec.resource_claims or [] if p.name == entry)
             tmpl = next((t for t in self.objects.templates if t.name == prc.resource_claim_template_name

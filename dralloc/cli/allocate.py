@@ -5,9 +5,12 @@ claims with ``status.allocation`` filled.
 Which claims: ``--claim NS/NAME`` (repeatable), or ``--pod NS/NAME`` (the
 pod's claims; claims from templates are instantiated as the resource-claim
 controller would, named ``<pod>-<entry>``), or by default every claim in the
-files that has no allocation yet, in file order. Which node: ``--node NAME``,
-or the pod's ``spec.nodeName``, or the only Node in the files. ``--all-nodes``
-tries every Node, as the scheduler's filter does, one row per node.
+files that has no allocation yet, in file order. A pod's claims are read as
+the scheduler reads them (its PodGroup's claims included, KEP-5729): a claim
+allocated already is kept, and the node must be one its allocation admits.
+Which node: ``--node NAME``, or the pod's ``spec.nodeName``, or the only
+Node in the files. ``--all-nodes`` tries every Node, as the scheduler's
+filter does, one row per node.
 
 When the claims cannot be allocated, stderr says why: per node one plain line
 first, then every exclusion the inventory made per request (selector, class,
@@ -25,6 +28,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cli import common
+from dralloc.solver.limits import help_text
 from dralloc.solver.modes import (
     DEFAULT_MODE,
     DEFAULT_OBJECTIVE,
@@ -61,8 +65,9 @@ def register(sub: Any) -> None:
                    help="optimal mode: comma-separated objectives in priority order, from "
                         f"{', '.join(OBJECTIVES)} (default: {DEFAULT_OBJECTIVE})")
     p.add_argument("--time-limit", type=common.seconds, metavar="SECONDS",
-                   help="CP-SAT time limit; for replay, a deadline like the scheduler's filter timeout "
-                        "(default: none)")
+                   help=help_text("allocate", "replay: a deadline like the scheduler's filter timeout (Kubernetes' "
+                                  "error when it expires); first-fit: each CP-SAT search; optimal: the whole "
+                                  "budget (hint, objectives, tie-break); by default Kubernetes' filter timeout"))
     p.add_argument("--share-ids", choices=SHARE_ID_POLICIES, default="derived",
                    help="shareIDs of shared (consumable-capacity) devices: derived from the claim and result "
                         "(the same inputs give the same output) or random UUIDs, as Kubernetes writes")
@@ -133,6 +138,7 @@ def print_why(out: Outcome, node: str, reasons: bool = True) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dralloc.cli.inputs import resolve
+    from dralloc.cluster.pods import on_node
     from dralloc.solver.api import allocate
     from dralloc.solver.outcome import Status
 
@@ -142,9 +148,13 @@ def run(args: argparse.Namespace) -> int:
 
         return run_all_nodes(args, mode)
     objs, node, claims, features, admitted, variant = resolve(args)
-    out = allocate(objs, node, claims, features=features, mode=mode, objective=args.objective,
-                   time_limit=args.time_limit, share_ids=args.share_ids, admission=admitted, compare=args.compare,
-                   compare_time_limit=args.compare_time_limit, variant=variant)
+
+    def run_on(todo: list[ResourceClaim]) -> Outcome:
+        return allocate(objs, node, todo, features=features, mode=mode, objective=args.objective,
+                        time_limit=args.time_limit, share_ids=args.share_ids, admission=admitted,
+                        compare=args.compare, compare_time_limit=args.compare_time_limit, variant=variant)
+
+    out = on_node(node, claims, mode, run_on) if args.pod else run_on(claims)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:

@@ -2,17 +2,17 @@
 scheduler's filter does and in its node order (zones in turn, nodes in file
 order: :class:`dralloc.cluster.Cluster`); one row per node with the devices it would take or,
 when it cannot take them, its reason (the plain summary line of the short
-why), then a summary naming the pod (or the claims) asked about. On a
-terminal, stderr shows how many nodes were tried so far."""
+why), then a summary naming the pod (or the claims) asked about. A long run
+shows how many nodes were tried so far (dralloc.io.progress: on a terminal,
+or with --progress)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from dralloc.cli import common
-from dralloc.cli.inputs import resolve
+from dralloc.cli.inputs import find_pod, resolve
 from dralloc.cluster import Cluster
 from dralloc.errors import InputError
 from dralloc.solver.outcome import Outcome, Status
@@ -64,15 +64,14 @@ def run_all_nodes(args: argparse.Namespace, mode: str) -> int:
         raise InputError("--all-nodes needs Node objects in the files")
     rows = []
     total = len(objs.nodes)
-    show = sys.stderr.isatty() and total > 1
+    progress = common.reporter(args)
     cluster = Cluster(objs, features=features, admission=admitted)
-    for node, out in cluster.each_node(claims, mode=mode, objective=args.objective, time_limit=args.time_limit,
+    pod = find_pod(objs, args.pod) if args.pod else None
+    for node, out in cluster.each_node(None if pod else claims, pod=pod, mode=mode, objective=args.objective, time_limit=args.time_limit,
                                        compare=args.compare, compare_time_limit=args.compare_time_limit,
                                        share_ids=args.share_ids):
         rows.append(node_row(node.name, out))
-        if show:
-            print(f"\r  nodes tried: {len(rows)}/{total}", end="" if len(rows) < total else "\n",
-                  file=sys.stderr, flush=True)
+        progress("nodes tried", len(rows), total)
     fits = sum(r["result"] == "fits" for r in rows)
     keys = [c.key for c in claims]
     summary = f"{fits} of {len(rows)} node(s) fit {_subject(args, keys)}"

@@ -12,6 +12,11 @@ What a pass means depends on the mode:
   never worse), and it is unsatisfiable (or an error) only where the
   scenario expects Kubernetes to be. Devices are not compared with expect.
 
+Each scenario is asked of one Kubernetes release (--kubernetes-version,
+default 1.37): its own gates are taken as they are, the release picks the
+allocator variant for them (unless the scenario names one), and a scenario
+turning on a gate the release does not have is skipped, with the reason.
+
 Scenario files are checked on a local process pool (--jobs); results come in
 file order: -o table prints one line per failure, skip and pass that was not
 an equal answer, -o wide every scenario, yaml/json every scenario as data;
@@ -46,6 +51,7 @@ def register(sub: Any) -> None:
                         "its promise: verified, never worse than first-fit on its objectives, unsatisfiable "
                         "only where Kubernetes is (devices are not compared)")
     common.add_compare_args(p)
+    common.add_release_arg(p)
     p.add_argument("-j", "--jobs", type=common.POSITIVE, default=os.cpu_count() or 1,
                    help="scenario files checked in parallel (default: the number of CPUs, %(default)s here)")
     common.add_output(p, common.OUTPUTS, "table",
@@ -56,7 +62,7 @@ def register(sub: Any) -> None:
 
 
 def check_file(path: str, mode: str, compare: str = "auto",
-               compare_time_limit: float | None = None) -> list[dict[str, Any]]:
+               compare_time_limit: float | None = None, kubernetes_version: str | None = None) -> list[dict[str, Any]]:
     """Every scenario of one file, as data (runs in a worker process)."""
     from dralloc.check import check_scenario
     from dralloc.io.scenario import load_scenarios
@@ -66,7 +72,7 @@ def check_file(path: str, mode: str, compare: str = "auto",
     for e in errors:
         out.append({"name": path, "path": path, "result": UNREADABLE, "error": str(e)})
     for sc in scenarios:
-        r = check_scenario(sc, mode, compare, compare_time_limit)
+        r = check_scenario(sc, mode, compare, compare_time_limit, kubernetes_version)
         entry: dict[str, Any] = {"name": r.name, "path": r.path}
         if r.skipped:
             entry.update(result=SKIP, reason=r.skipped)
@@ -85,14 +91,14 @@ def check_file(path: str, mode: str, compare: str = "auto",
 def _results(files: list[str], args: argparse.Namespace) -> Iterator[list[dict[str, Any]]]:
     if args.jobs <= 1 or len(files) < 2:
         for f in files:
-            yield check_file(f, args.mode, args.compare, args.compare_time_limit)
+            yield check_file(f, args.mode, args.compare, args.compare_time_limit, args.kubernetes_version)
         return
-    from concurrent.futures import ProcessPoolExecutor
+    from dralloc.solver.cancel import process_pool
 
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    with process_pool(args.jobs) as pool:
         n = len(files)
         yield from pool.map(check_file, files, [args.mode] * n, [args.compare] * n,
-                            [args.compare_time_limit] * n, chunksize=4)
+                            [args.compare_time_limit] * n, [args.kubernetes_version] * n, chunksize=4)
 
 
 def line(e: dict[str, Any]) -> str:
@@ -170,7 +176,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         from dralloc.io.emit import render
 
-        common.emit(render({"mode": args.mode, "scenarios": entries, "summary": s}, fmt))
+        common.emit(render({"mode": args.mode, "kubernetesVersion": args.kubernetes_version, "scenarios": entries,
+                            "summary": s}, fmt))
     if s["unreadable"]:
         return 2
     return 0 if s["failed"] == 0 else 1

@@ -1,6 +1,7 @@
 """What every command shares, so every command behaves the same way: the
 command table (``dralloc --help`` lists it without loading any command), the
 help layout (choices and defaults listed), ``-o``/``--output``, ``--features``,
+``--kubernetes-version``,
 range-checked numeric options, and writing files.
 
 This module is light on purpose (the standard library and small dralloc
@@ -21,6 +22,7 @@ from dralloc.errors import DrallocError, InputError
 
 if TYPE_CHECKING:
     from dralloc.features import Features
+    from dralloc.io.progress import Reporter
 
 # name -> one line for `dralloc --help`, in the order it lists them
 COMMANDS = {
@@ -35,6 +37,8 @@ COMMANDS = {
     "flatten": "print ResourceSlices with mixins applied, in resource.k8s.io/v1",
     "convert": "translate pre-v1 formats (composite devices, capacity pools, k8srm, dra-evolution) to v1",
     "encode": "print the CP-SAT model of an allocation question",
+    "compare-versions": "what changes on upgrade: the same cluster under two Kubernetes releases, each change "
+                        "with the gate or rule that makes it",
 }
 
 OUTPUTS = ("table", "wide", "yaml", "json")
@@ -115,8 +119,10 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 # --- reading files -----------------------------------------------------------
 
 def add_input_args(p: argparse.ArgumentParser) -> None:
-    """--strict and --last-wins, for every command that reads object files
-    (the front door: :func:`dralloc.cli.inputs.read`)."""
+    """--strict, --last-wins, --progress and --kubernetes-version, for every
+    command that reads object files (the front door:
+    :func:`dralloc.cli.inputs.read`)."""
+    add_release_arg(p)
     p.add_argument("--strict", action="store_true",
                    help="documents of kinds dralloc does not read are errors, not warnings")
     p.add_argument("--last-wins", action="store_true",
@@ -131,23 +137,64 @@ def progress(args: argparse.Namespace) -> bool | None:
     return True if getattr(args, "progress", False) else None
 
 
+def reporter(args: argparse.Namespace) -> Reporter:
+    """The command's progress reporter (:mod:`dralloc.io.progress`), one per
+    run: engines get it as their ``progress`` callback."""
+    from dralloc.io.progress import Reporter
+
+    rep = getattr(args, "_reporter", None)
+    if rep is None:
+        rep = Reporter(progress(args))
+        args._reporter = rep
+    return rep
+
+
 def warn(args: argparse.Namespace, lines: Sequence[str]) -> None:
     """One warning line per item on stderr, prefixed with the command."""
     for line in lines:
         print(f"dralloc {getattr(args, 'command', '') or ''}: warning: {line}".replace("  ", " "), file=sys.stderr)
 
 
-# --- feature gates ----------------------------------------------------------
+# --- the release and its feature gates -------------------------------------
+
+def add_release_arg(p: argparse.ArgumentParser) -> None:
+    """``--kubernetes-version``: the release answered for (dralloc.release)."""
+    from dralloc.release import DEFAULT_RELEASE, RELEASES
+
+    p.add_argument("--kubernetes-version", type=kubernetes_version, default=DEFAULT_RELEASE, metavar="VERSION",
+                   help="the Kubernetes release to answer for: the feature gates it has on by default, "
+                        "the API versions it serves (objects in others are read, with a warning) and the "
+                        "allocator variant it picks (choices: " + ", ".join(RELEASES) + "; default: "
+                        + DEFAULT_RELEASE + ")")
+
+
+def kubernetes_version(text: str) -> str:
+    """An argparse type: a release dralloc answers for (``1.37``, ``v1.37``,
+    ``1.37.2``), as its minor version."""
+    from dralloc.release import release
+
+    try:
+        return release(text).version
+    except InputError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+
+
+def release_of(args: argparse.Namespace) -> str | None:
+    """The --kubernetes-version given (None where the command has none)."""
+    return getattr(args, "kubernetes_version", None)
+
 
 def default_gates_text() -> str:
     """The default gates, as help texts list them."""
     from dralloc.features import DEFAULT_GATES, KUBERNETES_RELEASE
 
-    return f"Kubernetes {KUBERNETES_RELEASE}'s: " + ", ".join(DEFAULT_GATES)
+    return (f"those --kubernetes-version has on; Kubernetes {KUBERNETES_RELEASE}'s: "
+            + ", ".join(DEFAULT_GATES))
 
 
 def features_help(default: str) -> str:
-    return ("comma-separated feature gates switched on, 'all' or 'none' (gates: "
+    return ("comma-separated feature gates: names (exactly those on), Name=true|false entries (the "
+            "release's defaults with those changed, as --feature-gates does), 'all' or 'none' (gates: "
             + ", ".join(_gate_names()) + f"; default: {default})")
 
 
@@ -157,17 +204,40 @@ def _gate_names() -> list[str]:
     return sorted(GATES)
 
 
-def parse_features(text: str) -> Features:
-    """``all``, ``none`` or a comma-separated list of gate names -> Features
-    (an unknown gate is an input error listing the known ones)."""
+_TRUE = ("1", "t", "true")
+_FALSE = ("0", "f", "false")
+
+
+def parse_features(text: str | None, kubernetes_version: str | None = None) -> Features:
+    """``--features`` of release ``kubernetes_version`` -> Features: None for
+    the release's defaults, ``all``, ``none``, a comma-separated list of gate
+    names (exactly those on) or of ``Name=true|false`` overrides of the
+    release's defaults (an unknown gate, or one the release does not have,
+    is an input error)."""
     from dralloc.features import Features
 
+    if text is None:
+        return Features.default(kubernetes_version)
     t = text.strip()
     if t == "all":
-        return Features.all()
+        return Features.all(kubernetes_version)
     if t == "none":
-        return Features()
-    return Features.from_gates([g.strip() for g in t.split(",") if g.strip()])
+        return Features(kubernetes_version=Features.default(kubernetes_version).kubernetes_version)
+    items = [g.strip() for g in t.split(",") if g.strip()]
+    pairs = [i for i in items if "=" in i]
+    if not pairs:
+        return Features.from_gates(items, kubernetes_version)
+    if len(pairs) != len(items):
+        raise InputError("--features: give gate names (exactly those on) or Name=true|false overrides of "
+                         "the release's defaults, not both")
+    overrides: dict[str, bool] = {}
+    for item in pairs:
+        name, _, value = item.partition("=")
+        v = value.strip().lower()
+        if v not in _TRUE + _FALSE:
+            raise InputError(f"--features: {item!r}: the value of a gate is true or false")
+        overrides[name.strip()] = v in _TRUE
+    return Features.with_overrides(overrides, kubernetes_version)
 
 
 # --- one allocation question (allocate, explain, encode) ---------------------
@@ -189,12 +259,14 @@ def add_target_args(p: argparse.ArgumentParser) -> None:
 
 def add_compare_args(p: argparse.ArgumentParser) -> None:
     """first-fit against Kubernetes' own answer (``allocate(compare=...)``)."""
+    from dralloc.solver.limits import help_text
+
     p.add_argument("--compare", choices=("auto", "always", "never"), default="auto",
                    help="first-fit: find out Kubernetes' own answer -- auto: replay its search only where a "
                         "documented defect can fire and no proof settles it; always: replay every time; "
                         "never: skip")
     p.add_argument("--compare-time-limit", type=seconds, metavar="SECONDS", default=None,
-                   help="first-fit: time limit of that replay (default: 2)")
+                   help=help_text("compare", "first-fit: time limit of that replay"))
 
 
 # --- range-checked numbers ----------------------------------------------------
@@ -283,7 +355,11 @@ def flush_stdout() -> None:
 
 
 def to_stdout(write: Callable[[Any], object]) -> None:
-    """``write(sys.stdout)``, then flush: a write error is an :class:`OutputError`."""
+    """``write(sys.stdout)``, then flush: a write error is an :class:`OutputError`.
+    A progress line in place on the terminal is erased first."""
+    from dralloc.io.progress import clear_line
+
+    clear_line()
     try:
         write(sys.stdout)
     except BrokenPipeError:

@@ -14,13 +14,14 @@ import argparse
 from typing import Any
 
 from dralloc.cli import common
+from dralloc.solver.limits import DEFAULTS, help_text
 
 
 def register(sub: Any) -> None:
     p = common.add_command(sub, "explain", __doc__)
     common.add_target_args(p)
-    p.add_argument("--time-limit", type=common.seconds, default=10.0, metavar="SECONDS",
-                   help="seconds for the whole search (its CP-SAT calls share one deadline)")
+    p.add_argument("--time-limit", type=common.seconds, default=DEFAULTS["explain"], metavar="SECONDS",
+                   help=help_text("explain", "seconds for the whole search (its CP-SAT calls share one deadline)"))
     common.add_output(p, ("table", "yaml", "json"), "table",
                       "output format: table is the explanation in words, yaml/json the same as data")
     p.set_defaults(func=run)

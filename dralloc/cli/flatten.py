@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.io import load
 
     objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins,
-                progress=common.progress(args))
+                progress=common.progress(args), kubernetes_version=common.release_of(args))
     common.warn(args, objs.warnings)
     docs = [s.dump() for s in objs.slices]
     if docs or args.output == "json":

@@ -2,7 +2,7 @@
 load, a warning line per skipped document or replaced duplicate, admission),
 and the target of one allocation question (allocate, explain, encode; their
 options are in :func:`dralloc.cli.common.add_target_args`): files, node,
-claims or pod, features.
+claims or pod, features (of ``--kubernetes-version``).
 
 Which claims: ``--claim NS/NAME`` (repeatable), or ``--pod NS/NAME`` (the
 pod's claims; templates instantiated as the resource-claim controller would),
@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from dralloc.cli.common import parse_features, progress, warn
+from dralloc.cli.common import parse_features, progress, release_of, warn
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
 from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
+from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io import ObjectSet, load
 from dralloc.io.parse import iter_documents
@@ -37,12 +38,12 @@ def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True)
     at once (exit 2), a warning line per skipped document or replaced
     duplicate on stderr, then admission (API-server defaults and validation)."""
     objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False),
-                progress=progress(args))
+                progress=progress(args), kubernetes_version=release_of(args))
     warn(args, objs.warnings)
     return admit(objs) if admission else objs
 
 
-def _find_pod(objs: ObjectSet, key: str) -> Pod:
+def find_pod(objs: ObjectSet, key: str) -> Pod:
     ns, _, name = key.rpartition("/")
     for pod in objs.pods:
         if pod.name == name and pod.namespace == (ns or "default"):
@@ -56,7 +57,7 @@ def pod_claims(objs: ObjectSet, pod: Pod) -> list[ResourceClaim]:
         ns, _, name = key.partition("/")
         return next((t for t in objs.templates if t.name == name and (t.namespace or "default") == ns), None)
 
-    return claims_of_pod(pod, objs.claim, template)
+    return claims_of_pod(pod, objs.claim, template, GangReader(objs))
 
 
 def _node(args: argparse.Namespace, objs: ObjectSet, name: str | None, pod: Pod | None) -> Node:
@@ -104,7 +105,8 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
     objs.extend(sc.objects)
     for c in [*sc.allocated, *sc.claims]:
         objs.add(c)
-    features = parse_features(args.features) if args.features else Features.from_gates(sc.features)
+    rel = release_of(args)
+    features = parse_features(args.features, rel) if args.features else Features.from_gates(sc.features, rel)
     node = sc.node or Node(metadata=ObjectMeta(name=""))
     if args.node:
         node = Node(metadata=ObjectMeta(name=args.node))
@@ -125,8 +127,8 @@ def resolve(args: argparse.Namespace) -> Target:
     if sc is not None:
         return _from_scenario(sc, args)
     objs = read(args, args.files)
-    features = parse_features(args.features) if args.features else Features.default()
-    pod = _find_pod(objs, args.pod) if args.pod else None
+    features = parse_features(args.features, release_of(args))
+    pod = find_pod(objs, args.pod) if args.pod else None
     if getattr(args, "all_nodes", False):
         node = Node(metadata=ObjectMeta(name=""))  # the caller tries every Node
     else:
@@ -143,7 +145,12 @@ def resolve(args: argparse.Namespace) -> Target:
 
 
 def problem_from_args(args: argparse.Namespace) -> Problem:
+    """The allocator's problem for the target; for a pod, its claims not
+    allocated yet (one allocated already, e.g. its PodGroup's, is held)."""
     t = resolve(args)
-    return build_problem(t.objs.slices, t.objs.classes, t.node, t.claims, allocated_claims(t.objs, t.claims),
+    claims = t.claims
+    if getattr(args, "pod", None):
+        claims = [c for c in claims if not (c.status and c.status.allocation)] or claims
+    return build_problem(t.objs.slices, t.objs.classes, t.node, claims, allocated_claims(t.objs, claims),
                          t.features, t.variant)
 

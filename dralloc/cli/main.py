@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dralloc import __version__
 from dralloc.cli.common import COMMANDS, HelpFormatter, OutputError, flush_stdout
 from dralloc.errors import DrallocError, InputErrors
+from dralloc.solver.cancel import interrupts
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_BUG = 0, 1, 2, 3
 
@@ -66,6 +67,13 @@ def _os_error(e: OSError) -> str:
     return f"{e.filename}: {what}" if e.filename is not None else what
 
 
+def _clear_progress() -> None:
+    """Erase a progress line in place (if any progress was reported)."""
+    progress = sys.modules.get("dralloc.io.progress")
+    if progress is not None:
+        progress.clear_line()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     cmd = _command_in(args_in)
@@ -76,8 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     prefix = f"dralloc {args.command}"
     try:
-        code = int(args.func(args))
-        flush_stdout()
+        with interrupts():   # Ctrl-C stops a running CP-SAT search too
+            code = int(args.func(args))
+            flush_stdout()
         return code
     except OutputError as e:  # standard output cannot be written (a full disk)
         _silence_stdout()
@@ -91,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prefix}: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
+        _clear_progress()
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (| head): nothing more to say

@@ -4,18 +4,25 @@ side by side.
 
 Questions: fit (how many of the demand fit), add-nodes (how many nodes of a
 type to add so that all fit), layout (which MIG layout serves the demand),
-fragmentation (how much capacity is stranded). The answer is printed first;
-pictures (--png) are written after it, into folders created as needed."""
+fragmentation (how much capacity is stranded), make-room (the fewest
+disruptions of running pods that let pending work fit), drain (what draining
+nodes or a DeviceTaintRule displaces, and whether it fits elsewhere). The
+answer is printed first; pictures (--png) are written after it, into folders
+created as needed."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from dralloc.cli import common
+from dralloc.cli import common, makeroom
+from dralloc.planner.objective import DEFAULT as DEFAULT_OBJECTIVE
+from dralloc.planner.objective import OBJECTIVES
 from dralloc.planner.questions import QUESTIONS
 from dralloc.planner.simulate import POLICIES
+from dralloc.solver.limits import help_text
 
 if TYPE_CHECKING:
     from dralloc.planner.answer import Answer
@@ -24,7 +31,7 @@ if TYPE_CHECKING:
 
 def register(sub: Any) -> None:
     p = common.add_command(sub, "plan", __doc__)
-    p.add_argument("question", choices=QUESTIONS, help="the capacity question")
+    p.add_argument("question", choices=(*QUESTIONS, *makeroom.QUESTIONS), help="the capacity question")
     p.add_argument("paths", nargs="+", metavar="FILE",
                    help="cluster files (nodes, slices, classes, claims) and the demand "
                         "(pods with templates, unallocated claims)")
@@ -38,8 +45,13 @@ def register(sub: Any) -> None:
     p.add_argument("--policy", choices=POLICIES, default="first",
                    help="node choice of the first-fit simulation: first feasible by name, or the feasible "
                         "node with the most / least DRA utilisation (as cluster-autoscaler computes it)")
+    p.add_argument("--objective", choices=tuple(OBJECTIVES), default=DEFAULT_OBJECTIVE,
+                   help="what the optimum maximises: " + "; ".join(f"{k}: {v}" for k, v in OBJECTIVES.items())
+                        + " (add-nodes and layout place the whole demand whatever it is)")
     p.add_argument("--time-limit", type=common.seconds, metavar="SECONDS",
-                   help="CP-SAT time limit per model (default: none)")
+                   help=help_text("plan", "time limit of each CP-SAT model a question solves (each component or "
+                                  "part, each node count add-nodes tries; the configuration model's stages share "
+                                  "it)"))
     p.add_argument("--workers", type=common.POSITIVE, default=2, help="CP-SAT workers and sweep processes")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run sweeps on this Dask scheduler (tcp://host:port)")
     common.add_output(p, common.OUTPUTS, "table",
@@ -51,6 +63,9 @@ def register(sub: Any) -> None:
     p.add_argument("--timings", action="store_true",
                    help="also print how long each model took (wall-clock: left out by default, so that the "
                         "same inputs always print the same bytes)")
+    p.add_argument("--features", default=None, metavar="GATES",
+                   help=common.features_help(common.default_gates_text()))
+    makeroom.add_args(p)
     common.add_input_args(p)
     p.set_defaults(func=run)
 
@@ -62,12 +77,13 @@ def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
 
     demands = [[d] for d in args.demand] or [[]]
     templates = [[t] for t in args.template_file] or [[]]
+    opts = replace(opts, progress=None)   # each answer runs in its own process: the sweep reports per answer
     tasks = [(args.question, args.paths, d, opts, t, args.strict, args.last_wins)
              for d in demands for t in templates]
-    dicts = run_all(answer_files, tasks, args.scheduler, args.workers)
+    dicts = run_all(answer_files, tasks, args.scheduler, args.workers, common.reporter(args))
     common.warn(args, sorted({w for d in dicts for w in d.get("warnings", [])}))
     return [Answer(d["question"], d["firstFit"], d["optimal"], d["gap"], {**d.get("detail", {}), **{
-        "inputs": d["inputs"]}}) for d in dicts]
+        "inputs": d["inputs"]}}, objective=d.get("objective", {})) for d in dicts]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,8 +92,13 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.planner.api import Options, answer
     from dralloc.planner.report.tables import render
 
+    if args.question in makeroom.QUESTIONS:
+        return makeroom.run(args)
+    makeroom.check_not_used(args)
+    feats = common.parse_features(args.features, args.kubernetes_version)
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
-                   template=args.template, progress=args.progress, add=args.add)
+                   template=args.template, progress=common.reporter(args), add=args.add, gates=tuple(feats.gates()),
+                   kubernetes_version=feats.kubernetes_version, objective=args.objective)
     if len(args.demand) > 1 or len(args.template_file) > 1 or args.scheduler:
         answers = _sweep(args, opts)
     else:

@@ -92,21 +92,22 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.validation import ERROR, validate
 
     findings: list[Finding] = []
-    count, skipped, replaced, warnings, unreadable = 0, [], [], [], False
+    count, skipped, replaced, unserved, warnings, unreadable = 0, [], [], [], [], False
     groups = sets(list(args.files), args.one_set)
     for group in groups:
         objs = load(group, collect=True, strict=args.strict, last_wins=args.last_wins,
-                    progress=common.progress(args))
+                    progress=common.progress(args), kubernetes_version=common.release_of(args))
         findings.extend(validate(objs))
         count += sum(1 for _ in objs.all())
         skipped.extend(objs.skipped)
         replaced.extend(objs.replaced)
+        unserved.extend(objs.unserved)
         warnings.extend(objs.warnings)
         unreadable = unreadable or any(isinstance(e, UnreadableError) for e in objs.errors)
     summary = _summary(findings, count, len(skipped), len(groups))
     if args.output in ("yaml", "json"):
         common.emit(render({"findings": [finding_dict(f) for f in findings], "skipped": skipped,
-                            "replaced": replaced, "summary": summary}, args.output))
+                            "replaced": replaced, "unserved": unserved, "summary": summary}, args.output))
     else:
         if findings:
             common.emit("\n".join(str(f) for f in findings))

@@ -15,7 +15,7 @@ from typing import Any
 
 from dralloc.checker.finding import LEVELS
 from dralloc.cli import common
-from dralloc.features import DEFAULT_GATES, Variant
+from dralloc.features import Variant
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -25,18 +25,19 @@ def register(sub: Any) -> None:
     p.add_argument("paths", nargs="+", metavar="STATE",
                    help="cluster dump(s): kubectl get nodes,pods,resourceslices,deviceclasses,"
                         "resourceclaims,resourceclaimtemplates -A -o yaml (files, folders or -)")
-    p.add_argument("--features", default=",".join(DEFAULT_GATES), metavar="GATES",
+    p.add_argument("--features", default=None, metavar="GATES",
                    help=common.features_help(common.default_gates_text()))
     common.add_input_args(p)
     p.add_argument("--variant", choices=[v.value for v in Variant],
-                   help="allocator variant (default: the one Kubernetes picks for the features)")
+                   help="allocator variant (default: the one --kubernetes-version picks for the features)")
     p.add_argument("--order", metavar="PODS",
                    help="comma-separated pod keys (namespace/name; a bare name is in namespace default) in the "
                         "order their claims were allocated (default: the claims' allocationTimestamp)")
     p.add_argument("--no-compare", action="store_true", help="skip the replay against the Kubernetes allocator")
     p.add_argument("--no-pending", action="store_true", help="skip the analysis of pending pods")
     p.add_argument("--budget", type=common.NON_NEGATIVE, default=400,
-                   help="allocation calls the pending-pod analysis may make")
+                   help="allocation calls the pending-pod and gang analysis may make (default: %(default)s); "
+                        "an answer it leaves open is reported as not decided, never as does not fit")
     common.add_output(p, common.OUTPUTS, "table", "output format")
     p.add_argument("--fail-on", choices=LEVELS, default="error",
                    help="lowest finding level that makes the exit code 1")
@@ -66,11 +67,11 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.audit.state import pod_key
     from dralloc.cli.inputs import read
 
-    features = common.parse_features(args.features)
+    features = common.parse_features(args.features, common.release_of(args))
     objs = read(args, args.paths)
     order = _order(args.order, [pod_key(p) for p in objs.pods])
     variant = Variant(args.variant) if args.variant else None
     report = verify_state(objs, features, variant, compare=not args.no_compare, order=order,
-                          pending=not args.no_pending, budget=args.budget)
+                          pending=not args.no_pending, budget=args.budget, progress=common.reporter(args))
     common.emit(render(report, args.output))
     return EXIT_FINDINGS if report.failing(args.fail_on) else EXIT_OK

@@ -11,6 +11,7 @@ allocator's pool gathering and allocated state ever look at for that node."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -18,10 +19,11 @@ from typing import Any
 
 from dralloc.checker.rules import with_allocation
 from dralloc.cluster.ledger import claim_key
-from dralloc.cluster.pods import pod_claims
+from dralloc.cluster.pods import on_node, pod_claims
 from dralloc.cluster.store import ClusterStore
 from dralloc.errors import InputError
 from dralloc.features import Features, Variant
+from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io.loader import ObjectSet, load
 from dralloc.models import Node, Pod, ResourceClaim, TypedObject
@@ -38,7 +40,8 @@ class Cluster(ClusterStore):
     """A cluster held in memory, indexed by node and pool.
 
     ``features`` and ``variant`` are those of :func:`dralloc.solver.allocate`
-    (default: Kubernetes 1.36's gates) and hold for every call (a cluster's
+    (default: the gates Kubernetes ``kubernetes_version`` has on, 1.37 unless
+    given, and the variant it picks) and hold for every call (a cluster's
     scheduler runs with one set of feature gates). Objects are read from
     ``objects`` (an :class:`~dralloc.io.ObjectSet` or models); :meth:`load`
     reads files. With ``admission`` (the default, as for ``allocate()``) the
@@ -48,8 +51,8 @@ class Cluster(ClusterStore):
 
     def __init__(self, objects: ObjectSet | Iterable[TypedObject] = (),
                  features: Features | Iterable[str] | None = None, variant: Variant | str | None = None,
-                 admission: bool = True) -> None:
-        feats = Features.of(features)
+                 admission: bool = True, kubernetes_version: str | None = None) -> None:
+        feats = Features.of(features, kubernetes_version)
         super().__init__(feats, Variant(variant) if variant is not None else feats.variant(), admission)
         objs = objects if isinstance(objects, ObjectSet) else ObjectSet.of(list(objects))
         if admission:
@@ -60,17 +63,30 @@ class Cluster(ClusterStore):
 
     @classmethod
     def load(cls, paths: Iterable[str | Path], features: Features | Iterable[str] | None = None,
-             variant: Variant | str | None = None) -> Cluster:
+             variant: Variant | str | None = None, kubernetes_version: str | None = None) -> Cluster:
         """Read files (as :func:`dralloc.io.load`: every problem raised at
-        once) and admit them."""
-        return cls(load(paths), features, variant)
+        once; objects in API versions the release does not serve are read,
+        with a warning in ``.warnings`` of the loaded set) and admit them."""
+        feats = Features.of(features, kubernetes_version)
+        return cls(load(paths, kubernetes_version=feats.kubernetes_version), feats, variant)
 
     # ------------------------------------------------------------ questions
 
     def pod_claims(self, pod: Pod | str) -> list[ResourceClaim]:
         """The pod's claims in ``spec.resourceClaims`` order; a template entry
-        without a generated claim is instantiated (``<pod>-<entry>``)."""
-        return pod_claims(self._pod(pod), self.claim, self.template)
+        without a generated claim is instantiated (``<pod>-<entry>``); an
+        entry that is its PodGroup's claim is the group's one claim
+        (:mod:`dralloc.gangs`), allocated or not."""
+        return pod_claims(self._pod(pod), self.claim, self.template, self.gangs() if self._gang_objects else None)
+
+    def gangs(self) -> GangReader:
+        """The gang model over this cluster's PodGroups, Workloads and claims
+        (gang objects admitted with the cluster are not checked again)."""
+        objs = ObjectSet()
+        for obj in self._gang_objects.values():
+            objs.add(obj)
+        return GangReader(objs, self.claim, self.template, lambda: list(self._claims.values()),
+                          checked=self.admission)
 
     def allocate(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None,
                  mode: str | None = None, objective: str | None = None, time_limit: float | None = None,
@@ -81,9 +97,20 @@ class Cluster(ClusterStore):
         does with this cluster's objects. ``node`` is a Node or the name of
         one the cluster holds (any name when it holds none, or without
         admission). Nothing is committed. ``cancel``: an event another thread
-        may set to stop the searches (Kubernetes' context-canceled error)."""
+        may set to stop the searches (Kubernetes' context-canceled error).
+        For a pod, claims allocated already are kept, not allocated again: the
+        node must be one their allocation admits (:func:`.pods.on_node`)."""
         target = self._target(node)
         todo = self._todo(claims, pod)
+        if pod is not None:
+            return on_node(target, todo, mode or "first-fit", lambda rest: self._allocate(
+                target, rest, mode, objective, time_limit, share_ids, verify, compare, compare_time_limit, cancel))
+        return self._allocate(target, todo, mode, objective, time_limit, share_ids, verify, compare,
+                              compare_time_limit, cancel)
+
+    def _allocate(self, target: Node, todo: list[ResourceClaim], mode: str | None, objective: str | None,
+                  time_limit: float | None, share_ids: ShareIDPolicy, verify: bool, compare: str,
+                  compare_time_limit: float | None, cancel: threading.Event | None) -> Outcome:
         view = self.view(target)
         held = self.held_for(view, {claim_key(c) for c in todo})
         extra: dict[str, Any] = {"mode": mode} if mode is not None else {}
@@ -98,7 +125,14 @@ class Cluster(ClusterStore):
         todo = self._todo(claims, pod)
         for n in self.nodes() if nodes is None else nodes:
             target = n if isinstance(n, Node) else self.node(n)
-            yield target, self.allocate(target, todo, **how)
+            if pod is None:
+                yield target, self.allocate(target, todo, **how)
+                continue
+            yield target, on_node(target, todo, how.get("mode") or "first-fit",
+                                  functools.partial(self._on, target, how))
+
+    def _on(self, target: Node, how: dict[str, Any], rest: list[ResourceClaim]) -> Outcome:
+        return self.allocate(target, rest, **how)
 
     def fits(self, claims: ClaimsArg = None, *, pod: PodArg = None, limit: int | None = None,
              nodes: Iterable[Node | str] | None = None, **how: Any) -> list[tuple[Node, Outcome]]:
@@ -129,7 +163,7 @@ class Cluster(ClusterStore):
         if len(objs) != len(outcome.allocations):
             raise InputError(f"the answer has {len(outcome.allocations)} allocations for {len(objs)} claims")
         done = [with_allocation(c, a) for c, a in zip(objs, outcome.allocations, strict=True)
-                if a.devices is not None]
+                if a.devices is not None and not (c.status is not None and c.status.allocation == a)]
         for c in done:
             self._record(c)   # admitted by _todo
         return done

@@ -1,11 +1,23 @@
-"""A pod's claims, as the scheduler sees them."""
+"""A pod's claims, as the scheduler sees them, and a pod's question on one
+node.
+
+Every command that asks about a pod (``allocate --pod``, the ``Cluster``,
+verify) reads its claims here: a named claim; for a template entry, the claim
+the pod's status names, else one instantiated as the resource-claim
+controller would (``<pod>-<entry>``); an entry that is its PodGroup's claim
+(KEP-5729, :mod:`dralloc.gangs`) is the group's one claim. A claim that is
+allocated already is not allocated again: the pod may only go where its
+allocation's nodeSelector admits (:func:`on_node`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from dralloc.errors import InputError
-from dralloc.models import Pod, ResourceClaim, ResourceClaimTemplate
+from dralloc.gangs import GangReader
+from dralloc.inventory.nodesel import NodeSelectorError, allocation_admits
+from dralloc.models import AllocationResult, Node, Pod, ResourceClaim, ResourceClaimTemplate
+from dralloc.solver.outcome import Outcome, Status
 
 ClaimLookup = Callable[[str], ResourceClaim | None]                        # "ns/name" -> claim
 TemplateLookup = Callable[[str], ResourceClaimTemplate | None]             # "ns/name" -> template
@@ -29,15 +41,23 @@ def instantiate(template: ResourceClaimTemplate, pod: Pod, entry: str) -> Resour
     return ResourceClaim.model_validate({"metadata": meta, "spec": template.spec.spec.dump()})
 
 
-def pod_claims(pod: Pod, claim: ClaimLookup, template: TemplateLookup) -> list[ResourceClaim]:
-    """The pod's claims, in ``spec.resourceClaims`` order: a named claim, the
-    claim generated for a template entry when the pod's status names one that
+def pod_claims(pod: Pod, claim: ClaimLookup, template: TemplateLookup,
+               gangs: GangReader | None = None) -> list[ResourceClaim]:
+    """The pod's claims, in ``spec.resourceClaims`` order: its PodGroup's
+    claim where the entry is one (``gangs``), a named claim, the claim
+    generated for a template entry when the pod's status names one that
     exists, else a new claim instantiated from the template."""
     ns = pod.namespace or "default"
     where = f"Pod {ns}/{pod.name}"
+    link = gangs.link_of(pod) if gangs is not None else None
+    shared: dict[str, ResourceClaim] = {}
     out = []
     for i, pc in enumerate(pod.spec.resource_claims or []):
         field = f"spec.resourceClaims[{i}]"
+        group = gangs.group_claim(pod, pc, link, shared) if gangs is not None else None
+        if group is not None:
+            out.append(shared[group])
+            continue
         if pc.resource_claim_name:
             c = claim(f"{ns}/{pc.resource_claim_name}")
             if c is None:
@@ -58,4 +78,48 @@ def pod_claims(pod: Pod, claim: ClaimLookup, template: TemplateLookup) -> list[R
         out.append(instantiate(t, pod, pc.name))
     if not out:
         raise InputError("the pod has no resource claims", obj=where, field="spec.resourceClaims")
+    return out
+
+
+def is_allocated(claim: ResourceClaim) -> bool:
+    return claim.status is not None and claim.status.allocation is not None
+
+
+def refused_by(claims: list[ResourceClaim], node: Node) -> str | None:
+    """Why a pod with these claims may not run on ``node`` because of a claim
+    allocated already (its allocation's nodeSelector), or None."""
+    for c in claims:
+        if not is_allocated(c):
+            continue
+        try:
+            ok = allocation_admits(c, node)
+        except NodeSelectorError as e:
+            raise InputError(f"ResourceClaim {c.key}: status.allocation.nodeSelector: {e}") from None
+        if not ok:
+            return (f"claim {c.key} is allocated already and its allocation's nodeSelector does not admit "
+                    f"node {node.name}")
+    return None
+
+
+def on_node(node: Node, claims: list[ResourceClaim], mode: str,
+            run: Callable[[list[ResourceClaim]], Outcome]) -> Outcome:
+    """A pod's claims on ``node`` as the scheduler asks: claims allocated
+    already are kept (the node must be one their allocation admits), ``run``
+    allocates the others; the answer covers every claim, in order."""
+    keys = [c.key for c in claims]
+    why = refused_by(claims, node)
+    if why is not None:
+        return Outcome(Status.UNSATISFIABLE, mode, node.name, keys, reasons=[why])
+    todo = [c for c in claims if not is_allocated(c)]
+    held = {c.key: c.status.allocation for c in claims if c.status is not None and c.status.allocation is not None}
+    if not todo:
+        return Outcome(Status.ALLOCATED, mode, node.name, keys, allocations=[held[k] for k in keys],
+                       notes=["every claim of the pod is allocated already; its allocations admit the node"])
+    out = run(todo)
+    if held and out.allocations is not None and len(out.allocations) == len(todo):
+        new: dict[str, AllocationResult] = dict(zip([c.key for c in todo], out.allocations, strict=True))
+        out.allocations = [held[k] if k in held else new[k] for k in keys]
+        out.claims = keys
+        out.notes.append(f"claim(s) {', '.join(sorted(held))} allocated already: kept (their allocations admit "
+                         "the node)")
     return out

@@ -18,11 +18,15 @@ from dralloc.errors import InputError
 from dralloc.features import Features, Variant
 from dralloc.io.loader import ObjectSet
 from dralloc.models import (
+    CompositePodGroup,
     DeviceClass,
+    DeviceTaintRule,
     Node,
     ObjectMeta,
     Pod,
+    PodDisruptionBudget,
     PodGroup,
+    PriorityClass,
     ResourceClaim,
     ResourceClaimStatus,
     ResourceClaimTemplate,
@@ -57,6 +61,7 @@ class ClusterStore:
         self._claims: dict[str, ResourceClaim] = {}
         self._templates: dict[str, ResourceClaimTemplate] = {}
         self._pods: dict[str, Pod] = {}
+        self._gang_objects: dict[tuple[str, str], Workload | PodGroup | CompositePodGroup] = {}
         self._views: dict[str, NodeView] = {}
         self._viewers: dict[PoolKey, set[str]] = {}      # pool -> nodes whose cached view holds it
         self._journal: list[tuple[str, ResourceClaim | None, int | None]] | None = None   # for trial()
@@ -85,8 +90,13 @@ class ClusterStore:
                 self._templates[_ns_key(obj)] = obj
             elif isinstance(obj, Pod):
                 self._pods[_ns_key(obj)] = obj
-            elif isinstance(obj, (Workload, PodGroup)):
-                continue   # gangs (scheduling.k8s.io) do not change what the allocator sees
+            elif isinstance(obj, (Workload, PodGroup, CompositePodGroup)):
+                # gangs (scheduling.k8s.io): not what the allocator sees, but which claims a pod uses
+                self._gang_objects[(obj.kind, _ns_key(obj))] = obj
+            elif isinstance(obj, (PodDisruptionBudget, PriorityClass)):
+                continue   # budgets and priorities do not change what the allocator sees
+            elif isinstance(obj, DeviceTaintRule):
+                continue   # applied to the slices by those who read them (dralloc.inventory.taintrules)
             else:
                 raise InputError(f"a cluster holds no {type(obj).__name__} objects")
 

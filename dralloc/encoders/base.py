@@ -40,6 +40,15 @@ class Encoding:
     # copies, each asking for one device; ``counts`` holds how many are allocated
     counted: dict[int, int] = field(default_factory=dict)
     counts: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    # devices held by allocated claims the model may release (the planner's
+    # make-room): device -> (device, literals true while a holder keeps it).
+    # Such claims are left out of the problem's allocated state; a held
+    # device takes no other holder and consumes its counters while held.
+    held: dict[tuple[str, str, str], tuple[PoolDevice, list[cp_model.IntVar]]] = field(default_factory=dict)
+
+    def hold(self, pd: PoolDevice, literal: cp_model.IntVar) -> None:
+        """``pd`` stays held by an allocated claim while ``literal`` is true."""
+        self.held.setdefault(pd.id, (pd, []))[1].append(literal)
 
     def guard(self, label: str) -> list[cp_model.IntVar]:
         """The enforcement literals for a constraint family member (empty when

@@ -41,6 +41,9 @@ def add_counters(enc: Encoding) -> None:
             per_pool.setdefault(pd.pool.id, []).append((use, any_use))
         else:
             per_pool.setdefault(pd.pool.id, []).extend((use, v) for _, v in uses)
+    for pd, lits in enc.held.values():   # released claims' devices consume while still held
+        if pd.pool.id in per_pool and pd.device.consumes_counters:
+            per_pool[pd.pool.id].extend((pd.consumption(), v) for v in lits)
     for pid, items in per_pool.items():
         pool = pools[pid]
         avail = available_counters(pool, enc)

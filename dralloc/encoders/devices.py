@@ -39,6 +39,7 @@ def add_device_sharing(enc: Encoding) -> None:
             _capacity(enc, pd, uses, guard)
             continue
         normal = [v for o, v in uses if not o.spec.admin]
+        normal += enc.held[pd.id][1] if normal and pd.id in enc.held else []
         if normal:
             m.Add(sum(normal) <= 1).OnlyEnforceIf(guard)
         for o, v in uses:

@@ -6,7 +6,8 @@ Keys are camelCase, as in Kubernetes objects (the producers write them so;
 :func:`camel` converts a Python name). Several Kubernetes objects are a YAML
 stream (one document each) or, in JSON, one object alone and a
 ``kind: List`` otherwise, as ``kubectl get -o json`` prints them. YAML lines
-are never folded (a message stays on one line), keys keep their order."""
+are never folded (a message stays on one line), keys keep their order, and a
+value that occurs twice is written out twice (never an anchor and alias)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,19 @@ from typing import IO, Any
 import yaml
 
 FORMATS = ("yaml", "json")
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_BASE = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_BASE):  # type: ignore[misc,valid-type]
+    """The safe dumper, writing a value that occurs twice twice: never an
+    anchor and alias (``&id001`` / ``*id001``), which kubectl never prints
+    and many readers of the output do not expect."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+_DUMPER = _Dumper
 _WIDTH = 1 << 30  # no folding
 
 

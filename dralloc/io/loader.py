@@ -12,7 +12,10 @@ documents of kinds dralloc does not read are skipped with a warning line each
 key (namespace/name, or name for cluster-scoped kinds) are an error naming both
 places (with ``last_wins`` the later one replaces the earlier, with a warning
 line in ``ObjectSet.replaced``); a namespaced object without a namespace lands
-in ``default``, as kubectl puts it there."""
+in ``default``, as kubectl puts it there; an object in an API version (or
+with a field) the Kubernetes release answered for does not serve is read,
+with one warning line per kind and version naming the release
+(``ObjectSet.unserved``; :mod:`dralloc.release`)."""
 
 from __future__ import annotations
 
@@ -29,11 +32,16 @@ from dralloc.io.defaults import default_claim, default_namespace, default_templa
 from dralloc.io.mixins import flatten_slice
 from dralloc.io.parse import RawDocument, UnreadableError, iter_documents, read_documents
 from dralloc.io.progress import LoadProgress
+from dralloc.io.served import SeenMap, merge, record, unserved
 from dralloc.models import (
+    CompositePodGroup,
     DeviceClass,
+    DeviceTaintRule,
     Node,
     Pod,
+    PodDisruptionBudget,
     PodGroup,
+    PriorityClass,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
@@ -96,9 +104,15 @@ class ObjectSet:
     pods: list[Pod] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
     pod_groups: list[PodGroup] = field(default_factory=list)
+    composite_pod_groups: list[CompositePodGroup] = field(default_factory=list)
+    budgets: list[PodDisruptionBudget] = field(default_factory=list)
+    priority_classes: list[PriorityClass] = field(default_factory=list)
+    taint_rules: list[DeviceTaintRule] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)    # documents of kinds dralloc does not read
     replaced: list[str] = field(default_factory=list)   # duplicates replaced (last_wins)
+    unserved: list[str] = field(default_factory=list)   # API versions / fields the release does not serve
+    api_seen: SeenMap = field(default_factory=dict)     # every (apiVersion, kind) and release field read
     origin: dict[int, str] = field(default_factory=dict)  # id(obj) -> where
     admitted: bool = False  # every object defaulted and validated as the API server does
 
@@ -115,7 +129,8 @@ class ObjectSet:
         return {  # type: ignore[return-value]
             ResourceSlice: self.slices, DeviceClass: self.classes, ResourceClaim: self.claims,
             ResourceClaimTemplate: self.templates, Node: self.nodes, Pod: self.pods,
-            Workload: self.workloads, PodGroup: self.pod_groups,
+            Workload: self.workloads, PodGroup: self.pod_groups, CompositePodGroup: self.composite_pod_groups,
+            PodDisruptionBudget: self.budgets, PriorityClass: self.priority_classes, DeviceTaintRule: self.taint_rules,
         }[type(obj)]
 
     def add(self, obj: TypedObject, where: str = "") -> None:
@@ -140,6 +155,8 @@ class ObjectSet:
         self.errors.extend(other.errors)
         self.skipped.extend(other.skipped)
         self.replaced.extend(other.replaced)
+        self.unserved.extend(other.unserved)
+        merge(self.api_seen, other.api_seen)
         self.admitted = False
 
     def all(self) -> Iterator[TypedObject]:
@@ -151,11 +168,16 @@ class ObjectSet:
         yield from self.pods
         yield from self.workloads
         yield from self.pod_groups
+        yield from self.composite_pod_groups
+        yield from self.budgets
+        yield from self.priority_classes
+        yield from self.taint_rules
 
     @property
     def warnings(self) -> list[str]:
-        """Every warning line: skipped documents, replaced duplicates."""
-        return [*self.skipped, *self.replaced]
+        """Every warning line: skipped documents, replaced duplicates, API
+        versions and fields the release does not serve."""
+        return [*self.skipped, *self.replaced, *self.unserved]
 
     def where(self, obj: TypedObject) -> str:
         return self.origin.get(id(obj), "")
@@ -287,6 +309,7 @@ class _Reader:
         if obj is None:
             self.unknown(doc)
             return
+        record(self.out.api_seen, doc, obj)
         self.register(default_namespace(obj), doc.where)
 
     def unknown(self, doc: RawDocument) -> None:
@@ -324,7 +347,8 @@ class _Reader:
 
 
 def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = False,
-         last_wins: bool = False, progress: bool | None = None) -> ObjectSet:
+         last_wins: bool = False, progress: bool | None = None,
+         kubernetes_version: str | None = None) -> ObjectSet:
     """Load every object from ``paths``, in input order.
 
     Problems (unreadable files, invalid objects, duplicates; documents of
@@ -334,7 +358,9 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
     read are listed in ``.skipped``; with ``last_wins`` a duplicate replaces
     the earlier object and ``.replaced`` says so. A load that takes over 2 s
     shows its progress on stderr when stderr is a terminal (``progress``:
-    True always, False never)."""
+    True always, False never). Objects in an API version, or with a field,
+    that Kubernetes ``kubernetes_version`` (default 1.37) does not serve are
+    read, with a warning line in ``.unserved`` per kind and version."""
     reader = _Reader(strict, last_wins)
     files = list(iter_files(paths))
     meter = LoadProgress(sum(_size(f) for f in files), progress)
@@ -348,6 +374,7 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
                     meter.object()
             meter.file_done()
     meter.finish()
+    reader.out.unserved.extend(unserved(reader.out.api_seen, kubernetes_version))
     if reader.out.errors and not collect:
         raise InputErrors(reader.out.errors)
     return reader.out

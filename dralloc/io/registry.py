@@ -8,10 +8,14 @@ from collections.abc import Callable
 from typing import Any
 
 from dralloc.models import (
+    CompositePodGroup,
     DeviceClass,
+    DeviceTaintRule,
     Node,
     Pod,
+    PodDisruptionBudget,
     PodGroup,
+    PriorityClass,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
@@ -30,20 +34,33 @@ MODELS: dict[str, type[TypedObject]] = {
     "Pod": Pod,
     "Workload": Workload,
     "PodGroup": PodGroup,
+    "CompositePodGroup": CompositePodGroup,
+    "PodDisruptionBudget": PodDisruptionBudget,
+    "PriorityClass": PriorityClass,
+    "DeviceTaintRule": DeviceTaintRule,
 }
 
 # Kinds without a namespace (the API server clears metadata.namespace on them);
 # every other kind is namespaced and a missing namespace means "default".
-CLUSTER_SCOPED = frozenset({"ResourceSlice", "DeviceClass", "Node"})
+CLUSTER_SCOPED = frozenset({"ResourceSlice", "DeviceClass", "Node", "PriorityClass", "DeviceTaintRule"})
 
 RESOURCE_GROUP = "resource.k8s.io"
 _CONVERTERS: dict[tuple[str, str], Converter] = {}
 _ACCEPTED: set[tuple[str, str]] = {
     ("resource.k8s.io/v1", k) for k in ("ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate")
 } | {("v1", "Node"), ("v1", "Pod")} | {
-    # gang scheduling (KEP-4671): Workload with pod groups in 1.35, PodGroup objects in 1.36
+    # gang scheduling (KEP-4671): Workload with pod groups in 1.35, PodGroup objects in 1.36,
+    # v1beta1 Workload and PodGroup in 1.37 (and v1alpha3 with CompositePodGroup, its alpha API)
     ("scheduling.k8s.io/v1alpha1", "Workload"), ("scheduling.k8s.io/v1alpha2", "Workload"),
     ("scheduling.k8s.io/v1alpha2", "PodGroup"),
+    ("scheduling.k8s.io/v1alpha3", "Workload"), ("scheduling.k8s.io/v1alpha3", "PodGroup"),
+    ("scheduling.k8s.io/v1alpha3", "CompositePodGroup"),
+    ("scheduling.k8s.io/v1beta1", "Workload"), ("scheduling.k8s.io/v1beta1", "PodGroup"),
+    # disruption and priority (plan make-room, plan drain)
+    ("policy/v1", "PodDisruptionBudget"), ("scheduling.k8s.io/v1", "PriorityClass"),
+    # DeviceTaintRule: v1alpha3 (1.33-1.36), v1beta2 (1.36), v1 (1.37)
+    ("resource.k8s.io/v1alpha3", "DeviceTaintRule"), ("resource.k8s.io/v1beta2", "DeviceTaintRule"),
+    ("resource.k8s.io/v1", "DeviceTaintRule"),
 }
 
 

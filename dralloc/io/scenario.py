@@ -10,16 +10,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from dralloc.errors import InputError
-from dralloc.features import Features, Variant
+from dralloc.features import GATES, Features, Variant
 from dralloc.io.loader import ObjectSet, describe_validation_error, iter_files, parse_object
 from dralloc.io.parse import iter_documents
 from dralloc.models import AllocationResult, Node, ObjectMeta, ResourceClaim
 
-FEATURE_NAMES = frozenset({
-    "DRAAdminAccess", "DRAConsumableCapacity", "DRADeviceBindingConditions", "DRADeviceTaints",
-    "DRAListTypeAttributes", "DRAPartitionableDevices", "DRAPrioritizedList",
-    "DRAResourceSliceMixins", "DRAResourceClaimDeviceStatus",
-})
+FEATURE_NAMES = frozenset(GATES)
 VARIANTS = ("stable", "incubating", "experimental")
 
 

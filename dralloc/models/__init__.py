@@ -4,16 +4,26 @@ plus Node and Pod). Models hold data only; no solver, YAML or CEL here."""
 from dralloc.models.base import K8sModel, OpenModel, QuantityField
 from dralloc.models.core import (
     Container,
+    LabelSelector,
+    LabelSelectorRequirement,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     ObjectMeta,
+    OwnerReference,
     Pod,
+    PodCondition,
     PodResourceClaim,
     PodSchedulingGroup,
     TypedObject,
     WorkloadReference,
+)
+from dralloc.models.policy import (
+    PodDisruptionBudget,
+    PodDisruptionBudgetSpec,
+    PodDisruptionBudgetStatus,
+    PriorityClass,
 )
 from dralloc.models.resource import (
     AllocationResult,
@@ -36,6 +46,9 @@ from dralloc.models.resource import (
     DeviceSelector,
     DeviceSubRequest,
     DeviceTaint,
+    DeviceTaintRule,
+    DeviceTaintRuleSpec,
+    DeviceTaintSelector,
     DeviceToleration,
     ExactDeviceRequest,
     OpaqueDeviceConfiguration,
@@ -48,6 +61,7 @@ from dralloc.models.resource import (
     ResourceSliceSpec,
 )
 from dralloc.models.scheduling import (
+    CompositePodGroup,
     GangSchedulingPolicy,
     PodGroup,
     PodGroupPolicy,
@@ -56,13 +70,16 @@ from dralloc.models.scheduling import (
 )
 
 __all__ = [
-    "AllocationResult", "CapacityRequestPolicy", "CapacityRequirements", "Container", "Counter",
+    "AllocationResult", "CapacityRequestPolicy", "CompositePodGroup", "CapacityRequirements", "Container", "Counter",
     "CounterSet", "Device", "DeviceAllocationConfiguration", "DeviceAllocationResult",
     "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
     "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DeviceRequest",
     "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
+    "DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintSelector", "LabelSelector", "LabelSelectorRequirement",
+    "OwnerReference", "PodCondition", "PodDisruptionBudget", "PodDisruptionBudgetSpec", "PodDisruptionBudgetStatus",
+    "PriorityClass",
     "DeviceToleration", "ExactDeviceRequest", "K8sModel", "Node", "NodeSelector",
-    "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OpaqueDeviceConfiguration",
+    "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OwnerReference", "OpaqueDeviceConfiguration",
     "GangSchedulingPolicy", "OpenModel", "Pod", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
     "PodResourceClaim", "PodSchedulingGroup", "QuantityField", "ResourceClaim",
     "ResourceClaimSpec", "ResourceClaimStatus", "ResourceClaimTemplate", "ResourcePool",

@@ -9,6 +9,17 @@ from pydantic import Field
 from dralloc.models.base import FreeForm, K8sModel, OpenModel
 
 
+class OwnerReference(OpenModel):
+    """``metadata.ownerReferences[]``: e.g. the Pod or PodGroup a generated
+    ResourceClaim belongs to."""
+
+    api_version: str = ""
+    kind: str = ""
+    name: str = ""
+    uid: str | None = None
+    controller: bool | None = None
+
+
 class ObjectMeta(OpenModel):
     name: str = ""
     namespace: str | None = None
@@ -19,6 +30,15 @@ class ObjectMeta(OpenModel):
     creation_timestamp: str | None = None
     generation: int | None = None
     resource_version: str | None = None
+    owner_references: list[OwnerReference] | None = None
+    deletion_timestamp: str | None = None
+
+    def controller_uid(self) -> str | None:
+        """The uid (else kind/name) of the object's controller, if it has one."""
+        for ref in self.owner_references or []:
+            if ref.controller:
+                return ref.uid or f"{ref.kind}/{ref.name}"
+        return None
 
 
 class NodeSelectorRequirement(K8sModel):
@@ -34,6 +54,20 @@ class NodeSelectorTerm(K8sModel):
 
 class NodeSelector(K8sModel):
     node_selector_terms: list[NodeSelectorTerm] = Field(default_factory=list)
+
+
+class LabelSelectorRequirement(K8sModel):
+    key: str
+    operator: str
+    values: list[str] | None = None
+
+
+class LabelSelector(K8sModel):
+    """metav1.LabelSelector: every matchLabels pair and every expression must
+    hold; the empty selector matches everything (a missing one, nothing)."""
+
+    match_labels: dict[str, str] | None = None
+    match_expressions: list[LabelSelectorRequirement] | None = None
 
 
 class TypedObject(K8sModel):
@@ -111,6 +145,7 @@ class PodSchedulingGroup(OpenModel):
 class PodSpec(OpenModel):
     node_name: str | None = None
     priority: int | None = None
+    priority_class_name: str | None = None
     resource_claims: list[PodResourceClaim] | None = None
     workload_ref: WorkloadReference | None = None
     scheduling_group: PodSchedulingGroup | None = None
@@ -123,8 +158,14 @@ class PodResourceClaimStatus(OpenModel):
     resource_claim_name: str | None = None
 
 
+class PodCondition(OpenModel):
+    type: str = ""
+    status: str = ""
+
+
 class PodStatus(OpenModel):
     phase: str | None = None
+    conditions: list[PodCondition] | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] | None = None
 
 

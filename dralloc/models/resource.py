@@ -75,6 +75,41 @@ class DeviceCounterConsumption(K8sModel):
     includes: list[str] | None = None  # KEP-5234
 
 
+class NodeAllocatableResourceMapping(K8sModel):
+    """Kubernetes 1.36 (alpha, DRANodeAllocatableResources): what a device
+    allocation takes from a node-allocatable resource -- ``allocationMultiplier``
+    times the devices allocated, or times the capacity ``capacityKey``
+    consumed. Replaced in 1.37 by :class:`NodeAllocatableResource`."""
+
+    capacity_key: str | None = None
+    allocation_multiplier: QuantityField | None = None
+
+
+class NodeAllocatableMapping(K8sModel):
+    """1.37: the allocation is the node resource itself (``deviceMultiplier``
+    per device, or ``capacityMultiplier`` per unit of ``capacityKey`` consumed)."""
+
+    capacity_key: str | None = None
+    capacity_multiplier: QuantityField | None = None
+    device_multiplier: QuantityField | None = None
+
+
+class NodeAllocatableOverhead(K8sModel):
+    """1.37: node resources a device allocation costs besides (per pod, per
+    referencing container)."""
+
+    per_pod: QuantityField | None = None
+    per_container: QuantityField | None = None
+
+
+class NodeAllocatableResource(K8sModel):
+    """Kubernetes 1.37 (alpha, DRANodeAllocatableResources): one node resource
+    (``cpu``, ``memory``...) a device allocation accounts for."""
+
+    mapping: NodeAllocatableMapping | None = None
+    overhead: NodeAllocatableOverhead | None = None
+
+
 class DeviceTaint(K8sModel):
     key: str
     value: str | None = None
@@ -95,7 +130,10 @@ class Device(K8sModel):
     binding_conditions: list[str] | None = None
     binding_failure_conditions: list[str] | None = None
     allow_multiple_allocations: bool | None = None
-    node_allocatable_resources: dict[str, FreeForm] | None = None  # KEP-5517 (alpha), kept as read
+    # KEP-5517 (alpha): 1.36's field, and the one 1.37 replaced it with (read
+    # and validated; the allocator does not use them, the kubelet does)
+    node_allocatable_resource_mappings: dict[str, NodeAllocatableResourceMapping] | None = None
+    node_allocatable_resources: dict[str, NodeAllocatableResource] | None = None
     includes: list[str] | None = None  # KEP-5234
 
 
@@ -318,3 +356,35 @@ class ResourceClaimTemplate(TypedObject):
     kind: Literal["ResourceClaimTemplate"] = "ResourceClaimTemplate"
     api_version: str = "resource.k8s.io/v1"
     spec: ResourceClaimTemplateSpec = Field(default_factory=ResourceClaimTemplateSpec)
+
+
+# ---------------------------------------------------------------- device taint rules
+
+
+class DeviceTaintSelector(K8sModel):
+    """Which devices a DeviceTaintRule taints: every field set must match
+    (the empty selector matches every device). ``deviceClassName`` and
+    ``selectors`` exist only in v1alpha3 as Kubernetes 1.33 and 1.34 served
+    it (removed in 1.35)."""
+
+    driver: str | None = None
+    pool: str | None = None
+    device: str | None = None
+    device_class_name: str | None = None
+    selectors: list[DeviceSelector] | None = None
+
+
+class DeviceTaintRuleSpec(K8sModel):
+    device_selector: DeviceTaintSelector | None = None
+    taint: DeviceTaint
+
+
+class DeviceTaintRule(TypedObject, OpenModel):
+    """resource.k8s.io DeviceTaintRule (v1alpha3 in 1.33-1.36, v1beta2 from
+    1.36, v1 from 1.37): one taint added to every device its selector
+    matches, as if the driver had published it."""
+
+    kind: Literal["DeviceTaintRule"] = "DeviceTaintRule"
+    api_version: str = "resource.k8s.io/v1"
+    spec: DeviceTaintRuleSpec
+    status: dict[str, FreeForm] | None = None

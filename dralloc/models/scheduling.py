@@ -1,10 +1,20 @@
-"""scheduling.k8s.io gang types: Workload (v1alpha1, Kubernetes 1.35: pod
-groups inside the Workload, pods link with ``spec.workloadRef``) and PodGroup
-(v1alpha2, Kubernetes 1.36: a runtime object of its own, pods link with
-``spec.schedulingGroup.podGroupName``, PodGroup-level ``resourceClaims``
-shared by the group's pods). The v1alpha2 Workload holds PodGroupTemplates
-that controllers copy into PodGroups; it is read but the copy in the PodGroup
-is what counts."""
+"""scheduling.k8s.io gang types, every version a served release knows:
+
+* **v1alpha1** (Kubernetes 1.35): a Workload holds its pod groups
+  (``spec.podGroups[].policy``); pods link with ``spec.workloadRef``.
+* **v1alpha2** (1.36): PodGroup is a runtime object of its own
+  (``spec.podGroupTemplateRef``, ``schedulingPolicy``, ``resourceClaims``,
+  ``priority``); pods link with ``spec.schedulingGroup.podGroupName``; a
+  Workload holds PodGroupTemplates that controllers copy into PodGroups.
+* **v1beta1** and **v1alpha3** (1.37): the same PodGroup and Workload, the
+  PodGroup's ``spec.workloadRef`` (``workloadName``, ``templateName``)
+  replacing ``podGroupTemplateRef``, composite pod groups
+  (``spec.parentCompositePodGroupName``, Workload
+  ``compositePodGroupTemplates``; the CompositePodGroup object itself is
+  v1alpha3 only), ``preemptionPolicy`` and ``disruptionMode`` as a union.
+
+Only what placement reads is modelled; other fields are kept as read. The
+Workload's templates are read but the copy in the PodGroup is what counts."""
 
 from __future__ import annotations
 
@@ -25,11 +35,35 @@ class BasicSchedulingPolicy(K8sModel):
 
 
 class PodGroupPolicy(K8sModel):
-    """v1alpha1 ``policy`` and v1alpha2 ``schedulingPolicy``: exactly one of
+    """v1alpha1 ``policy`` and later ``schedulingPolicy``: exactly one of
     basic and gang."""
 
     basic: BasicSchedulingPolicy | None = None
     gang: GangSchedulingPolicy | None = None
+
+
+class CompositeGangPolicy(K8sModel):
+    min_group_count: int | None = None
+
+
+class CompositePolicy(K8sModel):
+    """A composite pod group's ``schedulingPolicy``: basic (its child groups
+    scheduled independently) or gang (at least ``minGroupCount`` of them
+    together)."""
+
+    basic: BasicSchedulingPolicy | None = None
+    gang: CompositeGangPolicy | None = None
+
+
+class TopologyConstraint(K8sModel):
+    key: str = ""
+
+
+class SchedulingConstraints(OpenModel):
+    """``schedulingConstraints`` (TopologyAwareWorkloadScheduling): every pod
+    of the group in one domain of a node label."""
+
+    topology: list[TopologyConstraint] | None = None
 
 
 class WorkloadPodGroup(OpenModel):
@@ -37,18 +71,6 @@ class WorkloadPodGroup(OpenModel):
 
     name: str = ""
     policy: PodGroupPolicy | None = None
-
-
-class WorkloadSpec(OpenModel):
-    controller_ref: dict[str, str] | None = None
-    pod_groups: list[WorkloadPodGroup] | None = None          # v1alpha1
-    pod_group_templates: list[PodGroupTemplate] | None = None  # v1alpha2
-
-
-class Workload(TypedObject, OpenModel):
-    kind: Literal["Workload"] = "Workload"
-    api_version: str = "scheduling.k8s.io/v1alpha1"
-    spec: WorkloadSpec = Field(default_factory=WorkloadSpec)
 
 
 class PodGroupResourceClaim(K8sModel):
@@ -63,7 +85,31 @@ class PodGroupResourceClaim(K8sModel):
 class PodGroupTemplate(OpenModel):
     name: str = ""
     scheduling_policy: PodGroupPolicy | None = None
+    scheduling_constraints: SchedulingConstraints | None = None
     resource_claims: list[PodGroupResourceClaim] | None = None
+    priority: int | None = None
+
+
+class CompositePodGroupTemplate(OpenModel):
+    name: str = ""
+    scheduling_policy: CompositePolicy | None = None
+    scheduling_constraints: SchedulingConstraints | None = None
+    priority: int | None = None
+    pod_group_templates: list[PodGroupTemplate] | None = None
+    composite_pod_group_templates: list[CompositePodGroupTemplate] | None = None
+
+
+class WorkloadSpec(OpenModel):
+    controller_ref: dict[str, str] | None = None
+    pod_groups: list[WorkloadPodGroup] | None = None                           # v1alpha1
+    pod_group_templates: list[PodGroupTemplate] | None = None                  # v1alpha2 and later
+    composite_pod_group_templates: list[CompositePodGroupTemplate] | None = None   # v1alpha3, v1beta1
+
+
+class Workload(TypedObject, OpenModel):
+    kind: Literal["Workload"] = "Workload"
+    api_version: str = "scheduling.k8s.io/v1alpha1"
+    spec: WorkloadSpec = Field(default_factory=WorkloadSpec)
 
 
 class PodGroupResourceClaimStatus(K8sModel):
@@ -75,10 +121,22 @@ class PodGroupStatus(OpenModel):
     resource_claim_statuses: list[PodGroupResourceClaimStatus] | None = None
 
 
+class PodGroupWorkloadRef(OpenModel):
+    """v1alpha3/v1beta1 ``spec.workloadRef``: the Workload and its template
+    the group was made from."""
+
+    workload_name: str = ""
+    template_name: str = ""
+
+
 class PodGroupSpec(OpenModel):
-    pod_group_template_ref: dict[str, dict[str, str]] | None = None
+    pod_group_template_ref: dict[str, dict[str, str]] | None = None   # v1alpha2
+    workload_ref: PodGroupWorkloadRef | None = None                     # v1alpha3, v1beta1
+    parent_composite_pod_group_name: str | None = None                  # v1alpha3, v1beta1
     scheduling_policy: PodGroupPolicy | None = None
+    scheduling_constraints: SchedulingConstraints | None = None
     resource_claims: list[PodGroupResourceClaim] | None = None
+    priority: int | None = None
 
 
 class PodGroup(TypedObject, OpenModel):
@@ -88,4 +146,22 @@ class PodGroup(TypedObject, OpenModel):
     status: PodGroupStatus | None = None
 
 
+class CompositePodGroupSpec(OpenModel):
+    parent_composite_pod_group_name: str | None = None
+    workload_ref: PodGroupWorkloadRef | None = None
+    scheduling_policy: CompositePolicy | None = None
+    scheduling_constraints: SchedulingConstraints | None = None
+    priority: int | None = None
+
+
+class CompositePodGroup(TypedObject, OpenModel):
+    """v1alpha3 (Kubernetes 1.37, CompositePodGroup gate): a group of pod
+    groups (and composite groups) with a policy of its own."""
+
+    kind: Literal["CompositePodGroup"] = "CompositePodGroup"
+    api_version: str = "scheduling.k8s.io/v1alpha3"
+    spec: CompositePodGroupSpec = Field(default_factory=CompositePodGroupSpec)
+
+
+CompositePodGroupTemplate.model_rebuild()
 WorkloadSpec.model_rebuild()

@@ -6,30 +6,43 @@ an optional extra). Results come back in task order."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import as_completed
 from typing import Any, TypeVar
 
 from dralloc.errors import InputError
+from dralloc.io.progress import Progress, counter
+from dralloc.solver.cancel import process_pool
 
 T = TypeVar("T")
 
 
 def run_all(fn: Callable[..., T], tasks: Sequence[tuple[Any, ...]], scheduler: str | None = None,
-            workers: int | None = None) -> list[T]:
+            workers: int | None = None, progress: Progress | None = None) -> list[T]:
     """``[fn(*args) for args in tasks]``, in parallel. ``fn`` must be a
-    module-level function (it is pickled)."""
+    module-level function (it is pickled). ``progress`` is told each answer
+    as it comes back."""
+    tell = counter(progress, "sweep: answers") or (lambda done, total: None)
     if scheduler:
-        return _dask(fn, tasks, scheduler)
+        return _dask(fn, tasks, scheduler, tell)
     if len(tasks) <= 1 or workers == 1:
-        return [fn(*args) for args in tasks]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+        out: list[T] = []
+        for args in tasks:
+            tell(len(out), len(tasks))
+            out.append(fn(*args))
+        return out
+    with process_pool(workers) as pool:
         futures = [pool.submit(fn, *args) for args in tasks]
+        tell(0, len(tasks))
+        for i, _ in enumerate(as_completed(futures)):
+            tell(i + 1, len(tasks))
         return [f.result() for f in futures]
 
 
-def _dask(fn: Callable[..., T], tasks: Sequence[tuple[Any, ...]], scheduler: str) -> list[T]:
+def _dask(fn: Callable[..., T], tasks: Sequence[tuple[Any, ...]], scheduler: str,
+          tell: Callable[[int, int], None]) -> list[T]:
     try:
         from distributed import Client
+        from distributed import as_completed as distributed_completed
     except ImportError:
         raise InputError("--scheduler needs Dask: pip install 'dask[distributed]'") from None
     try:
@@ -38,6 +51,9 @@ def _dask(fn: Callable[..., T], tasks: Sequence[tuple[Any, ...]], scheduler: str
         raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
     try:
         futures = [client.submit(fn, *args, pure=False) for args in tasks]
+        tell(0, len(tasks))
+        for i, _ in enumerate(distributed_completed(futures)):
+            tell(i + 1, len(tasks))
         return list(client.gather(futures))
     finally:
         client.close()

@@ -1,7 +1,8 @@
 """``allocate``: the one entry point for every mode.
 
-Defaults are the command line's: Kubernetes 1.36's feature gates
-(:data:`dralloc.features.DEFAULT_GATES`) and first-fit. Input goes through
+Defaults are the command line's: Kubernetes 1.37 (its feature gates,
+:data:`dralloc.features.DEFAULT_GATES`, and the allocator variant it picks)
+and first-fit. Input goes through
 admission (:mod:`dralloc.validation.admission`) first, so objects built in
 Python are defaulted and validated exactly like objects read from files."""
 
@@ -84,7 +85,8 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
              variant: Variant | str | None = None, objective: str | None = None,
              time_limit: float | None = None, share_ids: ShareIDPolicy = None,
              verify: bool = True, admission: bool = True, compare: str = "auto",
-             compare_time_limit: float | None = None, cancel: threading.Event | None = None) -> Outcome:
+             compare_time_limit: float | None = None, cancel: threading.Event | None = None,
+             kubernetes_version: str | None = None) -> Outcome:
     """Allocate ``claims`` together on ``node``, as the Kubernetes scheduler
     asks its allocator to for the claims of one pod.
 
@@ -92,8 +94,11 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     validation; :class:`~dralloc.errors.InputErrors` names every problem),
     unless ``admission`` is False: then they are taken as the allocator's own
     input, as scenario files are. ``node`` is a Node, or the name of one of
-    the Nodes in ``objects`` (any name when there are none). ``features``
-    defaults to Kubernetes 1.36's gates. ``allocated`` defaults to every claim
+    the Nodes in ``objects`` (any name when there are none).
+    ``kubernetes_version`` (``1.34`` .. ``1.37``, default 1.37) is the
+    release answered for: ``features`` default to the gates it has on, and
+    the allocator variant is the one it picks for them (``variant``
+    overrides it). ``allocated`` defaults to every claim
     in ``objects`` that has an allocation and is not being allocated. ``mode``
     is ``first-fit`` (Kubernetes' answer through CP-SAT, the default),
     ``replay`` (the Kubernetes search, step by step) or ``optimal`` (CP-SAT
@@ -122,7 +127,7 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
         raise InputError(f"unknown compare {compare!r}; choose one of {', '.join(COMPARE)}")
     make = make_share_ids(share_ids)
     objs = _objects(objects, admission)
-    feats = Features.of(features)
+    feats = Features.of(features, kubernetes_version)
     var = Variant(variant) if variant is not None else feats.variant()
     target = _node(objs, node, admission)
     todo = _claims(objs, claims, admission)

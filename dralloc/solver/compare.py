@@ -33,12 +33,13 @@ from dralloc.inventory.pools import CounterMap
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.triggers import Trigger, find_triggers
 from dralloc.quantity import DECIMAL_SI, Quantity, binary_si
-from dralloc.solver.cancel import solve
+from dralloc.solver.limits import COMPARE
 from dralloc.solver.outcome import KubernetesAnswer, Outcome, Status
 from dralloc.solver.replay import ReplaySearch, SearchStopped
 from dralloc.solver.replay_run import fill_from_search
+from dralloc.solver.search import run
 
-DEFAULT_COMPARE_SECONDS = 2.0
+DEFAULT_COMPARE_SECONDS = COMPARE
 # defects the replay has no event for: named from their static trigger
 STATIC_DEFECTS = frozenset({"counters-keyed-by-pool-name", "overdrawn-counter-blocks-pool"})
 LEAK = "counter-leak-on-late-refusal"
@@ -65,7 +66,7 @@ def rules_infeasible(problem: Problem, held: dict[tuple[str, str], CounterMap], 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
-    status = solve(solver, enc.model)
+    status = run(solver, enc.model).status
     if status == cp_model.INFEASIBLE:
         return True
     return False if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None

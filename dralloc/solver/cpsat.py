@@ -22,14 +22,13 @@ from dralloc.inventory.capacity import consumed_from_request
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.triggers import find_triggers
 from dralloc.solver.cancel import CANCELLED, cancel_requested
-from dralloc.solver.cancel import solve as solve_cancellable
 from dralloc.solver.compare import compare_with_kubernetes
 from dralloc.solver.limits import limit_or_default, stopped
 from dralloc.solver.outcome import REPLAY_NOTE, KubernetesAnswer, Outcome, Status
 from dralloc.solver.replay import Chosen
 from dralloc.solver.replay_run import run_replay
 from dralloc.solver.results import build_allocation
-from dralloc.solver.search import fixed_search
+from dralloc.solver.search import fixed_search, run
 from dralloc.solver.shareids import ShareIDs, derived
 
 
@@ -83,7 +82,7 @@ def fill(out: Outcome, enc: Encoding, chosen: list[list[Chosen]], selected: dict
 def first_fit_solve(enc: Encoding, time_limit: float) -> tuple[cp_model.CpSolver, int]:
     enc.model.AddDecisionStrategy(enc.decision_order(), cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
     solver = _params(True, time_limit)
-    status = solve_cancellable(solver, enc.model)
+    status = run(solver, enc.model).status
     return solver, status
 
 

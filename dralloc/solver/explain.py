@@ -14,9 +14,9 @@ from dralloc.encoders.model import Encoding, encode
 from dralloc.inventory.exclusions import KINDS
 from dralloc.inventory.problem import Problem
 from dralloc.quantity import amount_text
-from dralloc.solver.cancel import solve
 from dralloc.solver.explain_counts import candidate_report
 from dralloc.solver.limits import Deadline, stopped
+from dralloc.solver.search import run
 
 
 def _feasible(enc: Encoding, active: list[str], deadline: Deadline) -> tuple[bool | None, list[str]]:
@@ -27,7 +27,7 @@ def _feasible(enc: Encoding, active: list[str], deadline: Deadline) -> tuple[boo
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = deadline.left()
-    status = solve(solver, m)
+    status = run(solver, m).status
     if status == cp_model.INFEASIBLE:
         idx = set(solver.SufficientAssumptionsForInfeasibility())
         core = [a for a in active if enc.assumptions[a].Index() in idx]

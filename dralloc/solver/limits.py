@@ -1,20 +1,54 @@
-"""Time limits of the CP-SAT searches, and the words for when one stops.
+"""Time limits: the one policy, and the words for when one stops a search.
 
-Every CP-SAT search in dralloc (first-fit, optimal, explain, the audit's joint
-placement, the planner's models) runs under a time limit: the caller's, or
-:data:`DEFAULT_TIME_LIMIT`. A search that stops at its limit says so: in
-``Outcome.notes`` / ``Outcome.error``, in the explanation, or in the planner's
-answer (``status`` FEASIBLE or UNKNOWN, ``proven: false``, ``stopped``)."""
+One default per command, here and nowhere else: ``--help`` prints it from
+:data:`DEFAULTS` (:func:`help_text`), docs/engine.md ("Time limits") states
+the same table (a test compares them), and the engines fall back to it when
+a caller gives none:
+
+* ``allocate`` -- 10 s, Kubernetes' DRA filter timeout (kube-scheduler's
+  DynamicResources plugin): the replay's deadline, each CP-SAT search of
+  first-fit, optimal's whole budget (hint, objectives, tie-break). The
+  library's :func:`dralloc.solver.allocate`, ``Cluster`` and the scenario
+  runner use the same.
+* ``explain`` -- 10 s for the whole search for a minimal conflicting set.
+* ``plan`` -- 20 s for each CP-SAT model a question solves: each component
+  of the pattern model, each part of the joint model, each count tried by
+  add-nodes; the configuration model's stages (column generation, integer
+  master, compact model) share it.
+* ``verify`` -- 10 s for the joint placement of the pending pods (each
+  feasibility test while shrinking a conflicting set: :data:`CORE`).
+* the comparison with Kubernetes' answer (``--compare-time-limit``) -- 2 s.
+
+A search that stops at its limit says so (:func:`stopped`), and only then:
+:class:`dralloc.solver.search.Ran` tells a search that reached its limit
+from one that finished or met its target (:mod:`dralloc.solver.proof`)."""
 
 from __future__ import annotations
 
 import time
 
-DEFAULT_TIME_LIMIT = 60.0    # seconds, when the caller gives none
+DEFAULTS: dict[str, float] = {      # seconds, per command
+    "allocate": 10.0,
+    "explain": 10.0,
+    "plan": 20.0,
+    "verify": 10.0,
+    "compare": 2.0,
+}
+DEFAULT_TIME_LIMIT = DEFAULTS["allocate"]   # a CP-SAT search whose caller gives none
+REPLAY = DEFAULTS["allocate"]               # the replay's deadline without one (Kubernetes' filter timeout)
+COMPARE = DEFAULTS["compare"]
+PLAN = DEFAULTS["plan"]
+VERIFY = DEFAULTS["verify"]
+CORE = 5.0                                  # verify: each feasibility test while shrinking a core
 
 
-def limit_or_default(time_limit: float | None) -> float:
-    return DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+def limit_or_default(time_limit: float | None, command: str = "allocate") -> float:
+    return DEFAULTS[command] if time_limit is None else float(time_limit)
+
+
+def help_text(command: str, what: str) -> str:
+    """The ``--time-limit`` help of ``command``: ``what`` it limits and the default."""
+    return f"{what} (default: {DEFAULTS[command]:g} s)"
 
 
 def stopped(limit: float, what: str = "the search") -> str:

@@ -27,13 +27,14 @@ from dralloc.errors import AllocationError, InputError
 from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import MAX_RESULTS
 from dralloc.inventory.triggers import ORDER_DEPENDENT_ERROR, find_triggers
-from dralloc.solver.cancel import CANCELLED, cancel_requested, solve
+from dralloc.solver.cancel import CANCELLED, cancel_requested
 from dralloc.solver.compare import DEFAULT_COMPARE_SECONDS
 from dralloc.solver.cpsat import _params, by_replay, decode, fill, first_fit_solve
 from dralloc.solver.limits import Deadline, stopped
 from dralloc.solver.modes import OBJECTIVES, objective_names
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import ReplaySearch, SearchStopped
+from dralloc.solver.search import run
 from dralloc.solver.shareids import ShareIDs
 
 SCALE = 1000
@@ -190,9 +191,12 @@ def _stages(enc: Encoding, objectives: list[Objective], hint: dict[int, int] | N
             if v.Index() in hint:  # type: ignore[operator]
                 enc.model.AddHint(v, hint[v.Index()])  # type: ignore[index]
         solver = _params(False, deadline.left())
-        status = solve(solver, enc.model)
+        ran = run(solver, enc.model)
+        status = ran.status
         enc.model.ClearHints()
         rec["status"] = solver.StatusName(status)
+        if ran.notes:
+            rec["notes"] = ran.notes
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
         found = solver
@@ -216,7 +220,7 @@ def _values_at(enc: Encoding, solution: dict[int, int], objectives: list[Objecti
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = min(10.0, deadline.left())
-    if solve(solver, m) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if not run(solver, m).found:
         return None
     values = solver.ResponseProto().solution
     return [sum(w * values[v.Index()] for w, v in terms) for _, terms, _ in objectives]

@@ -7,6 +7,7 @@ from dralloc.errors import AllocationError
 from dralloc.inventory.problem import Problem
 from dralloc.solver.cancel import CANCELLED
 from dralloc.solver.explain_counts import candidate_report
+from dralloc.solver.limits import REPLAY
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import ReplaySearch, SearchStopped
 from dralloc.solver.results import build_allocation
@@ -14,7 +15,7 @@ from dralloc.solver.shareids import ShareIDs, derived
 
 # Kubernetes' default DRA filter timeout (kube-scheduler's DynamicResources
 # plugin, filterTimeout): the longest the scheduler lets one allocation run.
-DEFAULT_REPLAY_SECONDS = 10.0
+DEFAULT_REPLAY_SECONDS = REPLAY
 
 
 def fill_from_search(problem: Problem, search: ReplaySearch, found: bool, out: Outcome,

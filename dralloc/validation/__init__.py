@@ -17,9 +17,13 @@ from dralloc.errors import InputError
 from dralloc.io import ObjectSet
 from dralloc.io.defaults import default_object
 from dralloc.models import (
+    CompositePodGroup,
     DeviceClass,
+    DeviceTaintRule,
     Pod,
+    PodDisruptionBudget,
     PodGroup,
+    PriorityClass,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
@@ -29,8 +33,9 @@ from dralloc.models import (
 from dralloc.validation.claims import check_claim, check_class, check_template
 from dralloc.validation.finding import ERROR, WARNING, Collector, Finding
 from dralloc.validation.objects import check_claim_status, check_pod, metadata
+from dralloc.validation.policy import check_budget, check_priority_class, check_taint_rule
 from dralloc.validation.pools import check_pools
-from dralloc.validation.scheduling import check_pod_group, check_workload
+from dralloc.validation.scheduling import check_composite_pod_group, check_pod_group, check_workload
 from dralloc.validation.slices import check_slice
 
 __all__ = ["ERROR", "WARNING", "Finding", "apply_defaults", "check_object", "finding_from_error",
@@ -64,6 +69,14 @@ def check_object(c: Collector, obj: TypedObject) -> None:
         check_workload(c, obj)
     elif isinstance(obj, PodGroup):
         check_pod_group(c, obj)
+    elif isinstance(obj, CompositePodGroup):
+        check_composite_pod_group(c, obj)
+    elif isinstance(obj, PodDisruptionBudget):
+        check_budget(c, obj)
+    elif isinstance(obj, PriorityClass):
+        check_priority_class(c, obj)
+    elif isinstance(obj, DeviceTaintRule):
+        check_taint_rule(c, obj)
 
 
 def apply_defaults(objs: ObjectSet) -> None:

@@ -8,11 +8,12 @@ counter consumptions) are checked in :mod:`.parts`, each shared part once."""
 
 from __future__ import annotations
 
-from dralloc.models import Device, NodeSelector, ResourceSlice
+from dralloc.models import Device, DeviceTaint, NodeSelector, ResourceSlice
 from dralloc.models.resource import CounterSet
 from dralloc.validation import formats as f
 from dralloc.validation import parts
 from dralloc.validation.finding import Collector
+from dralloc.validation.nodealloc import node_allocatable
 
 MAX_DEVICES = 128
 MAX_DEVICES_WITH_TAINTS_OR_COUNTERS = 64
@@ -150,15 +151,20 @@ def _taints(c: Collector, path: str, d: Device) -> None:
     if c.limit(f"{path}.taints", "device.taints.max", "taints", len(taints), MAX_TAINTS):
         return
     for t, taint in enumerate(taints):
-        tp = f"{path}.taints[{t}]"
-        if not taint.key:
-            c.add(f"{tp}.key", "format.required", "taint key is required")
-        else:
-            f.label_key(c, f"{tp}.key", taint.key, "taint key")
-        f.label_value(c, f"{tp}.value", taint.value or "", "taint value")
-        if taint.effect not in TAINT_EFFECTS:
-            c.add(f"{tp}.effect", "device.taints.effect",
-                  f"effect {taint.effect!r} is not one of {', '.join(TAINT_EFFECTS)}")
+        check_taint(c, f"{path}.taints[{t}]", taint)
+
+
+def check_taint(c: Collector, tp: str, taint: DeviceTaint) -> None:
+    """A device taint (in a slice or a DeviceTaintRule): a label key, a label
+    value, one of the known effects."""
+    if not taint.key:
+        c.add(f"{tp}.key", "format.required", "taint key is required")
+    else:
+        f.label_key(c, f"{tp}.key", taint.key, "taint key")
+    f.label_value(c, f"{tp}.value", taint.value or "", "taint value")
+    if taint.effect not in TAINT_EFFECTS:
+        c.add(f"{tp}.effect", "device.taints.effect",
+              f"effect {taint.effect!r} is not one of {', '.join(TAINT_EFFECTS)}")
 
 
 def binding_conditions(c: Collector, path: str, conds: list[str] | None, failures: list[str] | None) -> None:
@@ -200,6 +206,8 @@ def _device(c: Collector, i: int, d: Device, per_device: bool) -> None:
         _taints(c, path, d)
     if d.binding_conditions is not None or d.binding_failure_conditions is not None:
         binding_conditions(c, path, d.binding_conditions, d.binding_failure_conditions)
+    if d.node_allocatable_resources is not None or d.node_allocatable_resource_mappings is not None:
+        node_allocatable(c, path, d)
 
 
 def _advanced(d: Device) -> bool:
@@ -233,6 +241,7 @@ def _known_clean(d: Device) -> bool:
     publish, as the loader shares it): nothing to check, no path to build."""
     if (d.taints is not None or d.binding_conditions is not None or d.binding_failure_conditions is not None
             or d.node_name is not None or d.node_selector is not None or d.all_nodes is not None
+            or d.node_allocatable_resources is not None or d.node_allocatable_resource_mappings is not None
             or not f.is_dns_label(d.name)):
         return False
     attrs, caps, cons = d.attributes, d.capacity, d.consumes_counters

@@ -45,7 +45,7 @@ def schedule(cluster: Cluster, pods: list[str]) -> list[str]:
 
 
 def main() -> None:
-    cluster = Cluster.load([HERE / "cluster.yaml", HERE / "pods.yaml"])   # Kubernetes 1.36's gates
+    cluster = Cluster.load([HERE / "cluster.yaml", HERE / "pods.yaml"])   # Kubernetes 1.37's gates
     queue = [f"default/train-{i}" for i in range(5)] + [f"default/infer-{i}" for i in range(9)] \
         + [f"default/chat-{i}" for i in range(3)]
     pending = schedule(cluster, queue)

@@ -23,9 +23,10 @@ def test_a_gang_kubernetes_refuses_but_that_fits_is_reported() -> None:
                                   member("b", "pg", ["t"])]
     [entry] = gang_entries(docs)
     assert entry["verdict"] == "gang-fits-jointly"
-    assert entry["kubernetes"] == {"default/a": "n1"}          # a takes the whole device, b finds nothing
+    kube = entry["kubernetes"]     # one node: no tie-break; a takes the whole device, b finds nothing
+    assert kube["answer"] == "refused" and kube["refusedBy"] == {"default/a": "n1"} and "placedBy" not in kube
     assert entry["nodes"] == {"default/a": "n1", "default/b": "n1"}
-    assert "refuses the gang, but the gang fits" in entry["message"]
+    assert "refuses the gang under every tie-break" in entry["message"] and "but the gang fits" in entry["message"]
 
 
 def test_a_gang_that_fits_now_and_one_that_cannot() -> None:

@@ -79,6 +79,7 @@ def test_progress_lines_for_a_long_load(tmp_path: Path, monkeypatch: pytest.Monk
     assert capsys.readouterr().err == ""
     monkeypatch.setattr("dralloc.io.progress.SHOW_AFTER", 0.0)
     monkeypatch.setattr("dralloc.io.progress.EVERY", 0.0)
+    monkeypatch.setattr("dralloc.io.progress.LOG_EVERY", 0.0)
     load([f], progress=True)
     err = capsys.readouterr().err
     assert "loading: 256 objects" in err and err.rstrip().endswith("s") and "loaded 600 objects" in err

@@ -23,10 +23,14 @@ PROFILES = ["1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"]
 def monolithic(c: Cluster) -> int:
     """Max weighted pods, device by device (no layouts, no grouping)."""
     m = cp_model.CpModel()
-    weights = c.demand.weights()
     demand: dict[tuple[int, int], int] = {}
     for w in c.demand.workloads:
         demand[w.type, w.priority] = demand.get((w.type, w.priority), 0) + w.replicas
+    weights: dict[int, int] = {}     # one more pod of a priority outweighs every pod below it
+    below = 0
+    for level in sorted({p for _, p in demand}):
+        weights[level] = below + 1
+        below += weights[level] * sum(n for (_, p), n in demand.items() if p == level)
     take: dict[tuple[int, int], list[cp_model.IntVar]] = {key: [] for key in demand}
     for ui, u in enumerate(c.units):
         ut = c.types[u.type]

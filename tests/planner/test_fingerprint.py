@@ -4,8 +4,8 @@ the same devices in input order but sort differently by name are different."""
 
 from __future__ import annotations
 
+from dralloc.inventory.fingerprint import node_fingerprint
 from dralloc.models import Node, ObjectMeta, ResourceSlice
-from dralloc.planner.view.fingerprint import node_fingerprint
 
 
 def _slice(name: str, node: str, devices: list[str]) -> ResourceSlice:

@@ -158,3 +158,38 @@ def test_running_pods_count_towards_the_minimum() -> None:
     assert demand.gangs["default/g"].needed == 4 - 2
     ans = answer("fit", objects(docs), Options(workers=1))
     assert ans.first_fit["pods"] == ans.optimal["pods"] == 2 and ans.optimal["gangs"] == 1
+
+
+def test_a_gang_the_name_order_refuses_but_a_tie_break_places_is_not_said_refused() -> None:
+    """kube-scheduler picks among equally-scored nodes at random: node b
+    (1 GPU) and a (2 GPUs) tie for p1; name order puts it on a and leaves p2
+    (2 GPUs) nowhere, the draw b places both. The gang is listed as placed
+    by some tie-breaks, never as refused by Kubernetes."""
+    from tests.audit.test_gang_verdicts import tie_break_gang
+
+    ans = answer("fit", objects(tie_break_gang()), Options(workers=1))
+    assert ans.first_fit["policy"] == "first" and ans.first_fit["gangs"] == 0   # the stated policy: name order
+    assert ans.optimal["gangs"] == 1
+    assert ans.detail["gangsKubernetesRefusesThatFit"] == []
+    assert ans.detail["gangsKubernetesPlacesByTieBreak"] == ["default/pg"]
+    assert ans.detail["kubernetesTieBreak"]["gangs"]["default/pg"]["answer"] == "tieBreak"
+
+
+def test_a_gang_refused_under_every_tie_break_is_listed_as_refused() -> None:
+    objs = objects(partitionable("n1") + partitionable("n2")[1:] +
+                   [prefer_whole("t"), pod("p", ["t"], replicas=2, gang="job", min_count=2)])
+    ans = answer("fit", objs, Options(workers=1))
+    # whichever node p-0 takes, it takes the whole device there and p-1 takes the other whole device
+    assert ans.first_fit["gangs"] == 1 and "kubernetesTieBreak" not in ans.detail
+    one = answer("fit", objects(partitionable("n1") + [prefer_whole("t"), pod("p", ["t"], replicas=2, gang="job",
+                                                                                min_count=2)]), Options(workers=1))
+    assert one.detail["gangsKubernetesRefusesThatFit"] == ["default/job"]
+    assert one.detail["kubernetesTieBreak"]["gangs"]["default/job"]["answer"] == "refused"
+
+
+def test_a_multi_node_pod_group_claim_is_placed_by_plan_as_by_verify() -> None:
+    from tests.audit.test_gang_verdicts import multi_node_gang
+
+    ans = answer("fit", objects(multi_node_gang()), Options(workers=1))
+    assert ans.first_fit["gangs"] == ans.optimal["gangs"] == 1
+    assert ans.optimal["pods"] == 3

@@ -145,7 +145,9 @@ def test_add_nodes_for_general_demand():
 def test_general_demand_through_the_api_and_its_errors():
     docs = [GPU_CLASS, *node("node-a", ["x", "x"]), template("two", 2), pod("p", ["two"])]
     ans = answer("fit", gen.objects(docs), Options(workers=1))
-    assert ans.first_fit["pods"] == 1 and ans.optimal["pods"] == 1 and ans.detail["model"] == "mixed"
+    # first-fit places the whole demand: that is the optimum, no model runs
+    assert ans.first_fit["pods"] == 1 and ans.optimal["pods"] == 1 and ans.detail["model"] == "first-fit"
+    assert ans.optimal["proven"] and "no search needed" in ans.optimal["notes"][0]
     assert answer("fit", gen.objects(docs), Options(policy="most", workers=1)).first_fit["policy"] == "most"
     with pytest.raises(InputError, match="layout"):
         answer("layout", gen.objects(docs), Options())
@@ -155,7 +157,7 @@ def test_general_demand_through_the_api_and_its_errors():
 
 
 def test_occupancy_colours_each_slice_by_the_partition_holding_it():
-    from dralloc.planner.report.plots import _rows
+    from dralloc.planner.report.slices import gpu_rows
     from dralloc.planner.simulate.replaysim import simulate_replay
     from dralloc.planner.view.cluster import build_cluster
     from dralloc.planner.view.demand import Demand, demand_from
@@ -164,6 +166,7 @@ def test_occupancy_colours_each_slice_by_the_partition_holding_it():
     for c in simulate_replay(objs, demand_from(objs), F).claims:
         objs.add(c)
     objs.pods.clear()
-    (label, cells), = _rows(build_cluster(objs, Demand()), None)
+    (row,) = gpu_rows(build_cluster(objs, Demand()), None)
     # the 3g.20gb takes its first placement (slices 0-3), the 1g.5gb the first free slice (4)
-    assert cells == ["3g.20gb"] * 4 + ["1g.5gb", "", "", ""]
+    assert row.cells == ("3g.20gb",) * 4 + ("1g.5gb", "", "", "")
+    assert row.edges == (4, 5)        # where each partition starts and the last one ends

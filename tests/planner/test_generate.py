@@ -122,12 +122,15 @@ def test_the_writer_reads_back_unchanged() -> None:
     assert json.loads(out.getvalue())["items"] == docs
 
 
-def test_cli_writes_a_mixed_cluster_into_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_writes_a_mixed_cluster_into_files(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("dralloc.io.progress.SHOW_AFTER", 0.0)   # the progress of a longer run
+    monkeypatch.setattr("dralloc.io.progress.LOG_EVERY", 0.0)
     out = tmp_path / "c"
     assert main(["generate", "cluster", "--types", "gpu=3,mig:h100-80gb-sxm5=2,tpu=4", "--nics", "4",
                  "--out-dir", str(out), "--per-file", "2", "--seed", "9"]) == 0
     err = capsys.readouterr().err
-    assert "generate: 4/9 nodes" in err and "3 node file(s) (9 nodes)" in err   # a TPU block is one unit
+    assert "generate: nodes 4/9" in err and "3 node file(s) (9 nodes)" in err   # a TPU block is one unit
     objs = load([out])
     assert not objs.errors and validate(objs) == []
     assert sorted(n.name for n in objs.nodes)[:3] == ["gpu-0000", "gpu-0001", "gpu-0002"]

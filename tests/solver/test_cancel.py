@@ -16,7 +16,8 @@ from dralloc import Cluster
 from dralloc.io import ObjectSet
 from dralloc.io.scenario import load_scenarios
 from dralloc.solver import Status, allocate
-from dralloc.solver.cancel import CANCELLED, cancel_on, solve
+from dralloc.solver.cancel import CANCELLED, cancel_on
+from dralloc.solver.search import run
 from tests.solver.test_cpsat import trap
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "scenarios" / "conformance" / "upstream"
@@ -80,9 +81,9 @@ def test_a_running_cp_sat_search_stops_when_cancelled() -> None:
     threading.Timer(0.3, stop.set).start()
     t0 = time.monotonic()
     with cancel_on(stop):
-        status = solve(solver, _golomb(12))
+        ran = run(solver, _golomb(12))
     assert time.monotonic() - t0 < 30
-    assert status != cp_model.OPTIMAL
+    assert ran.status != cp_model.OPTIMAL and ran.why == "cancelled"
 
 
 def test_the_cluster_object_passes_the_event_on() -> None:

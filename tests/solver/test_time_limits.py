@@ -82,3 +82,32 @@ def test_pattern_model_says_it_stopped() -> None:
 def test_no_search_without_a_limit() -> None:
     assert limit_or_default(None) == DEFAULT_TIME_LIMIT
     assert _params(True, limit_or_default(None)).parameters.max_time_in_seconds == DEFAULT_TIME_LIMIT
+
+
+def test_one_default_per_command_in_help_docs_and_code() -> None:
+    """dralloc/solver/limits.DEFAULTS is the one policy: every --help prints
+    it, docs/engine.md's table states it, the engines fall back to it."""
+    from pathlib import Path
+
+    from dralloc.audit.analysis import JOINT_TIME_LIMIT
+    from dralloc.cli.main import build_parser
+    from dralloc.planner.general.parts import DEFAULT_TIME_LIMIT as PLAN_PART
+    from dralloc.solver.compare import DEFAULT_COMPARE_SECONDS
+    from dralloc.solver.limits import DEFAULTS
+    from dralloc.solver.replay_run import DEFAULT_REPLAY_SECONDS
+
+    options = [("allocate", "--time-limit", "allocate"), ("explain", "--time-limit", "explain"),
+               ("plan", "--time-limit", "plan"), ("allocate", "--compare-time-limit", "compare"),
+               ("check", "--compare-time-limit", "compare")]
+    for command, option, key in options:
+        sub = build_parser([command])._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+        action = next(a for a in sub._actions if option in a.option_strings)
+        assert f"(default: {DEFAULTS[key]:g} s)" in str(action.help), (command, option, action.help)
+        assert action.default in (None, DEFAULTS[key])
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "engine.md").read_text()
+    for command in ("allocate", "explain", "plan", "verify"):
+        assert f"| `dralloc {command}` | {DEFAULTS[command]:g} s |" in docs, command
+    assert f"| `--compare-time-limit` | {DEFAULTS['compare']:g} s |" in docs
+    assert DEFAULT_TIME_LIMIT == DEFAULT_REPLAY_SECONDS == DEFAULTS["allocate"]
+    assert PLAN_PART == DEFAULTS["plan"] and JOINT_TIME_LIMIT == DEFAULTS["verify"]
+    assert DEFAULT_COMPARE_SECONDS == DEFAULTS["compare"]

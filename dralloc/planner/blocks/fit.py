@@ -43,7 +43,6 @@ def materialise(objs: ObjectSet, demand: PodsDemand, sol: BlockSolution, sim: Po
                 features: Features) -> tuple[Part, PartResult] | str:
     """Claims allocated on their devices, replicas on the nodes that see them."""
     by_name = {n.name: n for n in sim.nodes}
-    weights = demand.weights()
     res = PartResult(sol.status, sol.value, sol.bound)
     held = list(sim.allocated)
     for pod, block, dev in sol.assign:
@@ -55,7 +54,7 @@ def materialise(objs: ObjectSet, demand: PodsDemand, sol: BlockSolution, sim: Po
         res.claims.setdefault(dev.nodes[0], []).append(got)
         for r in range(pod.replicas):
             res.placed[f"{pod.name}#{r}"] = dev.nodes[r % len(dev.nodes)]
-    reps = [Replica(p, r, weights[p.priority]) for p in demand.queue() for r in range(p.replicas)]
+    reps = [Replica(p, r, demand.weight(p)) for p in demand.queue() for r in range(p.replicas)]
     pending = {k: c for k, c in demand.shared.items() if not (c.status and c.status.allocation)}
     return Part(reps, list(sim.nodes), {}, pending), res
 
@@ -76,6 +75,8 @@ def block_fit(objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodS
         return f"block model: {sol.status} within the time limit"
     out = GeneralResult(status=sol.status, value=sol.value, bound=sol.bound, parts=sol.block_types,
                         seconds=sol.wall_time, model="blocks")
+    out.stopped_by(sol.why)
+    out.notes.extend(sol.notes)
     got = materialise(objs, demand, sol, sim, features)
     why = got if isinstance(got, str) else verify_part(*got, sim, features)
     gval = greedy.weighted(demand)

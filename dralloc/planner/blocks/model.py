@@ -48,7 +48,7 @@ from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.view.demand import one_device_claim
 from dralloc.planner.view.pods import PodDemand, PodsDemand
-from dralloc.solver.search import tie_break
+from dralloc.solver.search import run, tie_break
 
 MAX_DEVICES = 24        # selectable devices per pool beyond which the joint model is used
 MAX_LAYOUTS = 2000      # distinct kind multisets per pool beyond which the joint model is used
@@ -76,9 +76,8 @@ class Block:
 @dataclass
 class BlockProblem:
     types: list[str]                         # claim spec (JSON) per claim type
-    pods: list[tuple[PodDemand, int]]        # (pod, claim type) in queue order
+    pods: list[tuple[PodDemand, int, int]]   # (pod, claim type, weight of one replica) in queue order
     blocks: list[Block]
-    weights: dict[int, int]
 
 
 def _spec_key(claim: ResourceClaim) -> str:
@@ -209,7 +208,7 @@ def detect(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Seque
         if not _layouts(b):
             return f"pool {key[1]} has too many devices or layouts for the block model"
         blocks.append(b)
-    return BlockProblem(types, pods, blocks, demand.weights())
+    return BlockProblem(types, [(p, t, demand.weight(p)) for p, t in pods], blocks)
 
 
 @dataclass
@@ -221,6 +220,8 @@ class BlockSolution:
     block_types: int = 0
     layouts: int = 0
     wall_time: float = 0.0
+    why: str | None = None          # why the search ended unfinished (search.Ran.why)
+    notes: list[str] = field(default_factory=list)
 
 
 def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
@@ -230,10 +231,10 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
     for b in bp.blocks:
         groups.setdefault(frozenset(b.layouts), []).append(b)
     btypes = list(groups.values())
-    demand: dict[tuple[int, int, int], list[PodDemand]] = {}
-    for p, t in bp.pods:
+    demand: dict[tuple[int, int, int, int], list[PodDemand]] = {}   # (type, replicas, priority, weight)
+    for p, t, w in bp.pods:
         if p.replicas:
-            demand.setdefault((t, p.replicas, p.priority), []).append(p)
+            demand.setdefault((t, p.replicas, p.priority, w), []).append(p)
     m = cp_model.CpModel()
     x = {(i, lay): m.new_int_var(0, len(bs), f"x[{i},{j}]")
          for i, bs in enumerate(btypes) for j, lay in enumerate(sorted(bs[0].layouts))}
@@ -246,15 +247,16 @@ def solve(bp: BlockProblem, time_limit: float, workers: int) -> BlockSolution:
     for k in kinds:
         supply = sum(dict(lay).get(k, 0) * v for (_, lay), v in x.items())
         m.add(sum(v for (_, kk), v in y.items() if kk == k) <= supply)
-    require_int64(sum(bp.weights[g[2]] * g[1] * len(ps) for g, ps in demand.items()),
-                  "the priority-weighted pods of the block model (each priority level outweighs all lower ones)")
-    objective = sum(bp.weights[g[2]] * g[1] * v for (g, _), v in y.items())
+    require_int64(sum(g[3] * g[1] * len(ps) for g, ps in demand.items()),
+                  "the weighted pods of the block model (priority: each level outweighs all lower ones)")
+    objective = sum(g[3] * g[1] * v for (g, _), v in y.items())
     m.maximize(objective)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     solver.parameters.max_time_in_seconds = time_limit
-    code = solver.solve(m)
-    out = BlockSolution(solver.status_name(code), block_types=len(btypes), layouts=len(x))
+    ran = run(solver, m)
+    code = ran.status
+    out = BlockSolution(ran.name, block_types=len(btypes), layouts=len(x), why=ran.why, notes=ran.notes)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         out.value, out.bound = round(solver.objective_value), round(solver.best_objective_bound)
         # the canonical answer among equally good ones: block types' layouts, then groups' kinds, in order

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -35,7 +36,7 @@ from dralloc.planner.simulate.podsim import done
 from dralloc.planner.view.pods import PodDemand
 from dralloc.solver.cpsat import decode, fill
 from dralloc.solver.outcome import Outcome, Status
-from dralloc.solver.search import tie_break
+from dralloc.solver.search import run, tie_break
 
 Var = cp_model.IntVar
 
@@ -69,6 +70,8 @@ class PartResult:
     placed: dict[str, str] = field(default_factory=dict)                    # replica key -> node
     claims: dict[str, list[ResourceClaim]] = field(default_factory=dict)    # node -> claims allocated there
     wall_time: float = 0.0
+    why: str | None = None          # why the search ended unfinished (search.Ran.why)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -106,6 +109,9 @@ class JointModel:
         self.skipped: list[str] = []
         self.objective: cp_model.LinearExprT = 0
         self.gangs = gangs or {}                 # gang -> pods it needs placed together
+        # called with each node's encoding before its constraints are added
+        # (make-room registers the devices of claims it may release)
+        self.on_encoding: Callable[[Node, Encoding], None] | None = None
 
     def _encode(self, node: Node) -> None:
         here = [r for r in self.part.replicas if node.name in self.part.candidates[r.pod.name]]
@@ -122,6 +128,8 @@ class JointModel:
             problem = build_problem(self.slices.get(node.name, self.slices[""]), self.classes,  # type: ignore[arg-type]
                                     node, claims, self.allocated, self.features, self.variant)
             enc = Encoding(problem, self.m, optional_claims=True)
+            if self.on_encoding is not None:
+                self.on_encoding(node, enc)
             choice.add_choices(enc)
             devices.add_device_sharing(enc)
             counters.add_counters(enc)
@@ -132,6 +140,16 @@ class JointModel:
         self.encs.append(_NodeEnc(node, enc, slots, claims))
 
     def build(self) -> None:
+        """The constraints, and the objective: replicas placed, by weight."""
+        self.constrain()
+        w = {r.key: r.weight for r in self.part.replicas}
+        require_int64(sum(w.values()), "the priority weights of the pods placed together (each priority "
+                      "level outweighs all lower ones)")
+        self.objective = sum(w[k] * v for (k, _), v in self.z.items())
+        self.m.maximize(self.objective)
+
+    def constrain(self) -> None:
+        """Every node's encoding and the constraints across them (no objective)."""
         for node in self.part.nodes:
             self._encode(node)
         for ne in self.encs:
@@ -146,11 +164,6 @@ class JointModel:
         self._gangs()
         self._shared_claims()
         self._across_nodes()
-        w = {r.key: r.weight for r in self.part.replicas}
-        require_int64(sum(w.values()), "the priority weights of the pods placed together (each priority "
-                      "level outweighs all lower ones)")
-        self.objective = sum(w[k] * v for (k, _), v in self.z.items())
-        self.m.maximize(self.objective)
 
     def order(self) -> list[Var]:
         """The tie-break order: replicas in demand order, each on the nodes in
@@ -273,18 +286,19 @@ class JointModel:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = workers
         solver.parameters.max_time_in_seconds = time_limit
-        code = solver.solve(self.m)
-        res = PartResult(solver.status_name(code))
+        ran = run(solver, self.m)
+        code = ran.status
+        res = PartResult(ran.name, why=ran.why, notes=ran.notes)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             res.bound = round(solver.best_objective_bound)
             res.value = round(solver.objective_value)
             canon, ok = tie_break(self.m, self.objective, True, res.value, code == cp_model.OPTIMAL,
                                   self.order(), time_limit)
-            self._decode(canon if ok else solver, res)
+            self.decode(canon if ok else solver, res)
         res.wall_time = time.perf_counter() - t0
         return res
 
-    def _decode(self, solver: cp_model.CpSolver, res: PartResult) -> None:
+    def decode(self, solver: cp_model.CpSolver, res: PartResult) -> None:
         for ne in self.encs:
             out = Outcome(Status.ERROR, "optimal", ne.node.name, [])
             fill(out, ne.enc, *decode(ne.enc, solver))

@@ -14,7 +14,6 @@ re-checked by the independent verifier before it is reported."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -25,6 +24,7 @@ from dralloc.encoders.linear import OutOfRange
 from dralloc.features import Features
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
 from dralloc.io import ObjectSet
+from dralloc.io.progress import Progress
 from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.general.joint import JointModel, Part, PartResult, Replica
 from dralloc.planner.simulate.podsim import (
@@ -34,8 +34,10 @@ from dralloc.planner.simulate.podsim import (
     visible_on,
 )
 from dralloc.planner.view.pods import PodsDemand
+from dralloc.solver.limits import PLAN
+from dralloc.solver.proof import meets
 
-DEFAULT_TIME_LIMIT = 20.0     # seconds per part when none is given
+DEFAULT_TIME_LIMIT = PLAN     # seconds per part when none is given (dralloc.solver.limits)
 RANK = {"OPTIMAL": 0, "FEASIBLE": 1, "UNKNOWN": 2, "MODEL_INVALID": 3, "INFEASIBLE": 4}
 
 
@@ -52,11 +54,34 @@ class GeneralResult:
     model: str = "joint"
     claims: dict[str, list[ResourceClaim]] = field(default_factory=dict)   # node -> claims allocated there
     detail: dict[str, object] = field(default_factory=dict)                # model-specific figures
+    why: str | None = None      # "time limit" when a search (a part, column generation) stopped at it
 
     @property
     def proven(self) -> bool:
-        """Optimal, or an answer that meets its (valid) bound."""
-        return self.status == "OPTIMAL" or (self.status == "FEASIBLE" and self.value >= self.bound)
+        """The answer meets its (valid) bound, whatever the searches' statuses."""
+        return meets(self.value, self.bound)
+
+    def stopped_by(self, why: str | None) -> None:
+        """Remember why a search ended unfinished ("time limit" wins)."""
+        if why is not None and self.why != "time limit":
+            self.why = why
+
+
+EVERYTHING_PLACED = "first-fit places the whole demand: it is optimal, no search needed"
+
+
+def everything_placed(greedy: PodsSim, demand: PodsDemand) -> GeneralResult | None:
+    """First-fit's answer as the proven optimum when it places every pod
+    (nothing can be better, no model needs to run); else None."""
+    if any(greedy.served.get(p.name, 0) < p.replicas for p in demand.pods):
+        return None
+    value = greedy.weighted(demand)
+    out = GeneralResult(status="OPTIMAL", value=value, bound=value, model="first-fit", notes=[EVERYTHING_PLACED])
+    out.placed = {f"{p.pod}#{p.replica}": p.node for p in greedy.placed}
+    for p in greedy.placed:
+        out.claims.setdefault(p.node, []).extend(p.claims)
+    out.served = {p.name: greedy.served.get(p.name, 0) for p in demand.pods}
+    return out
 
 
 def _shared_pools(node: Node, slices: Sequence[ResourceSlice]) -> set[tuple[str, str]]:
@@ -82,7 +107,6 @@ def candidates(sim: PodSimulator, demand: PodsDemand) -> dict[str, list[str]]:
 
 
 def split(demand: PodsDemand, cands: dict[str, list[str]], sim: PodSimulator) -> list[Part]:
-    weights = demand.weights()
     g: nx.Graph = nx.Graph()
     for pod in demand.pods:
         g.add_node(("p", pod.name))
@@ -101,7 +125,7 @@ def split(demand: PodsDemand, cands: dict[str, list[str]], sim: PodSimulator) ->
     for comp in nx.connected_components(g):
         pods = sorted((p for p in demand.pods if ("p", p.name) in comp), key=lambda p: order[p.name])
         nodes = [n for n in sim.nodes if ("n", n.name) in comp]
-        reps = [Replica(p, r, weights[p.priority]) for p in pods for r in range(p.replicas)]
+        reps = [Replica(p, r, demand.weight(p)) for p in pods for r in range(p.replicas)]
         if reps:
             parts.append(Part(reps, nodes, {p.name: cands[p.name] for p in pods},
                               {k: c for k, c in pending.items() if ("s", k) in comp}))
@@ -142,21 +166,22 @@ def _take(out: GeneralResult, res: PartResult) -> None:
     out.value += res.value
     out.bound += res.bound
     out.placed.update(res.placed)
+    out.stopped_by(res.why)
     if RANK.get(res.status, 3) > RANK.get(out.status, 3):
         out.status = res.status
 
 
 def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodSimulator, greedy: PodsSim,
-                time_limit: float | None = None, workers: int = 2, progress: bool = False) -> GeneralResult:
+                time_limit: float | None = None, workers: int = 2, progress: Progress | None = None) -> GeneralResult:
     """The joint optimum, part by part, never below first-fit."""
     out = GeneralResult()
     first = {f"{p.pod}#{p.replica}": p.node for p in greedy.placed}
     parts = split(demand, candidates(sim, demand), sim)
     out.parts = len(parts)
     for i, part in enumerate(parts):
-        if progress:
-            print(f"\r  part {i + 1}/{len(parts)}: {len(part.replicas)} pods, {len(part.nodes)} nodes",
-                  end="" if i + 1 < len(parts) else "\n", file=sys.stderr)
+        if progress is not None:
+            progress("CP-SAT: the joint model, part", i + 1, len(parts),
+                     note=f"{len(part.replicas)} pods, {len(part.nodes)} nodes")
         model = JointModel(part, sim.per_node.slices, list(objs.classes), sim.allocated, features,
                            {g: gang.needed for g, gang in demand.gangs.items()})
         gval, gplaced = _greedy_in(part, first)
@@ -170,15 +195,18 @@ def solve_parts(objs: ObjectSet, demand: PodsDemand, features: Features, sim: Po
         model.hint(gplaced)
         res = model.solve(time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers)
         out.seconds += res.wall_time
+        out.notes.extend(f"part {i + 1}: {n}" for n in res.notes)
         why = verify_part(part, res, sim, features) if res.placed else None
         if why:
             out.notes.append(f"part {i + 1}: the verifier rejects the joint answer ({why}); first-fit's kept")
         if why or res.status not in ("OPTIMAL", "FEASIBLE") or res.value < gval:
             if not why and res.status != "OPTIMAL":
-                out.notes.append(f"part {i + 1}: {res.status} within the time limit; first-fit's answer kept")
+                when = "before its time limit" if res.why == "time limit" else f"({res.status})"
+                out.notes.append(f"part {i + 1}: no better answer {when}; first-fit's answer kept")
             # without an answer CP-SAT proved nothing: the only bound is every replica placed
             known = res.bound if res.status in ("OPTIMAL", "FEASIBLE") else sum(r.weight for r in part.replicas)
-            res = PartResult(res.status if res.status != "OPTIMAL" else "FEASIBLE", gval, max(known, gval), gplaced)
+            res = PartResult(res.status if res.status != "OPTIMAL" else "FEASIBLE", gval, max(known, gval), gplaced,
+                             why=res.why)
         _take(out, res)
     for pod in demand.pods:
         out.served[pod.name] = sum(1 for r in range(pod.replicas) if f"{pod.name}#{r}" in out.placed)

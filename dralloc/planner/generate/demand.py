@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from math import gcd
 from typing import Any
 
 from dralloc.errors import InputError
@@ -13,6 +14,7 @@ from dralloc.planner.generate.nvidia import DRIVER as GPU_DRIVER
 from dralloc.planner.generate.profiles import Profile, gpu_model
 
 REPLICAS = "planner.dralloc.dev/replicas"
+PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
 Obj = dict[str, Any]
 
 
@@ -26,17 +28,39 @@ def claim_template(name: str, device_class: str, selector: str | None = None, co
 
 
 def gpu_template(name: str, gpus: int = 1, nics: int = 0, aligned: bool = True) -> Obj:
-    """A template for ``gpus`` whole GPUs and ``nics`` RDMA NICs (EFA), the
-    NICs on the GPUs' PCIe root when ``aligned`` (``matchAttribute:
-    resource.kubernetes.io/pcieRoot``, as dranet's examples write it)."""
-    requests: list[Obj] = [{"name": "gpus", "exactly": {"deviceClassName": "gpu.nvidia.com",
-                                                        "allocationMode": "ExactCount", "count": gpus}}]
+    """A template for ``gpus`` whole GPUs and ``nics`` RDMA NICs (EFA). With
+    ``aligned``, the GPUs and NICs come in ``gcd(gpus, nics)`` groups, each
+    its own requests (``gpu-i`` and ``nic-i``; ``gpus`` and ``nics`` for a
+    single group) tied by ``matchAttribute: resource.kubernetes.io/pcieRoot``
+    (as dranet's EKS example writes one GPU and one EFA): every group sits on
+    one PCIe root. That is the layout of a node generated with the same
+    GPU:NIC ratio (:func:`dralloc.planner.generate.topology.topology`: a root
+    per group), so the pod fits such a node, e.g. 8 GPUs and 4 NICs as four
+    groups of two GPUs and an EFA on the EKS p4d layout; one ``matchAttribute``
+    over all GPUs and NICs would need them all on one root, which no real
+    node has."""
+    def exactly(cls: str, count: int) -> Obj:
+        return {"deviceClassName": cls, "allocationMode": "ExactCount", "count": count}
+
+    if gpus < 0 or nics < 0 or gpus + nics == 0:
+        raise InputError(f"generate: template {name}: give a positive number of GPUs or NICs")
+    groups = gcd(gpus, nics) if nics and aligned else 1
+    requests: list[Obj] = []
+    constraints: list[Obj] = []
+    for i in range(groups):
+        gname, nname = ("gpus", "nics") if groups == 1 else (f"gpu-{i}", f"nic-{i}")
+        pair = []
+        if gpus:
+            requests.append({"name": gname, "exactly": exactly("gpu.nvidia.com", gpus // groups)})
+            pair.append(gname)
+        if nics:
+            requests.append({"name": nname, "exactly": exactly(RDMA_CLASS, nics // groups)})
+            pair.append(nname)
+        if aligned and len(pair) == 2:
+            constraints.append({"requests": pair, "matchAttribute": PCIE_ROOT})
     devices: Obj = {"requests": requests}
-    if nics:
-        requests.append({"name": "nics", "exactly": {"deviceClassName": RDMA_CLASS, "allocationMode": "ExactCount",
-                                                     "count": nics}})
-        if aligned:
-            devices["constraints"] = [{"requests": ["gpus", "nics"], "matchAttribute": "resource.kubernetes.io/pcieRoot"}]
+    if constraints:
+        devices["constraints"] = constraints
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
             "metadata": {"name": name, "namespace": "default"}, "spec": {"spec": {"devices": devices}}}
 

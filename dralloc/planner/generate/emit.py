@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
@@ -126,14 +124,6 @@ def write_groups(groups: Iterable[list[dict[str, Any]]], out: TextIO, fmt: str =
     if fmt == "json":
         out.write("\n]}\n")
     return n
-
-
-def stderr_progress(what: str) -> Progress:
-    start = time.perf_counter()
-
-    def show(done: int, total: int) -> None:
-        print(f"{what}: {done}/{total} nodes ({time.perf_counter() - start:.1f} s)", file=sys.stderr)
-    return show
 
 
 def write_dir(classes: list[dict[str, Any]], nodes: Iterable[list[dict[str, Any]]], root: Path, per_file: int,

@@ -12,11 +12,11 @@ when the time share runs out (then the best bound so far is reported)."""
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dralloc.io.progress import Progress
 from dralloc.planner.mixed.bound import lagrangian_bound
 from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.master import LpResult, Master
@@ -34,6 +34,8 @@ class ColgenResult:
     iterations: int
     converged: bool                  # pricing proved that no configuration improves the LP
     pricing_seconds: float = 0.0
+    ended: str = ""                  # why it ended: converged, bound meets the LP, time limit, iterations,
+                                     # or pricing unproven (no improving column found, not proven)
 
 
 def scale_for(items: Items) -> int:
@@ -57,30 +59,37 @@ def prices_from(lp: LpResult | None, items: Items, scale: int) -> Prices:
                   {b: round(v * scale) for b, v in lp.bundle.items()})
 
 
-def seed(master: Master, pricers: dict[int, Pricer], items: Items, scale: int, time_limit: float) -> None:
+def seed(master: Master, pricers: dict[int, Pricer], items: Items, scale: int, time_limit: float,
+         progress: Progress | None = None) -> None:
     """Per type: the most of each shape alone, of each bundle type alone,
     and the best for the demand's weights."""
     trials = [prices_from(None, items, scale)]
     trials += [Prices(scale, {s.id: scale}, {}) for s in items.shapes]
     trials += [Prices(scale, {}, {b: -scale}) for b in range(len(items.bundles))]
-    for pr in pricers.values():
+    for i, pr in enumerate(pricers.values()):
+        if progress is not None:
+            progress("column generation: first configurations, node type", i + 1, len(pricers))
         for p in trials:
             for _, c in pr.price(p, time_limit).configs[:1]:
                 master.add(c)
 
 
 def generate(master: Master, pricers: dict[int, Pricer], items: Items, types: list[NodeType], deadline: float,
-             progress: bool = False) -> ColgenResult:
+             progress: Progress | None = None) -> ColgenResult:
+    """Column generation until converged or ``deadline``; ``progress`` is
+    told each iteration. A pricing search that finds nothing in time gives
+    no bound that round (the bound so far stands; every pod placed when no
+    round gave one)."""
     scale = scale_for(items)
-    seed(master, pricers, items, scale, max(0.5, (deadline - time.perf_counter()) / 20))
+    seed(master, pricers, items, scale, max(0.5, (deadline - time.perf_counter()) / 20), progress)
     best: Fraction | None = None
-    lp_value, it, converged, spent = 0.0, 0, False, 0.0
+    lp_value, it, converged, spent, ended = 0.0, 0, False, 0.0, "iterations"
     while it < MAX_ITERATIONS:
         it += 1
         lp = master.solve_lp()
         lp_value = lp.value
         prices = prices_from(lp, items, scale)
-        bounds: dict[int, int] = {}
+        bounds: dict[int, int | None] = {}
         added, proved = 0, True
         left = deadline - time.perf_counter()
         for tid, pr in pricers.items():
@@ -90,17 +99,25 @@ def generate(master: Master, pricers: dict[int, Pricer], items: Items, types: li
             proved = proved and res.status == "OPTIMAL"
             floor = lp.node.get(tid, 0.0) * scale
             added += sum(master.add(c) for v, c in res.configs if v > floor + 1e-6 * max(1.0, floor))
-        bound = lagrangian_bound(items, types, prices, bounds)
-        best = bound if best is None else min(best, bound)
-        if progress:
-            print(f"\r  column generation: iteration {it}, {len(master.columns)} configurations, "
-                  f"LP {lp.value:.1f}, bound {float(best):.1f}", end="", file=sys.stderr)
+        if all(b is not None for b in bounds.values()):
+            bound = lagrangian_bound(items, types, prices, {t: b for t, b in bounds.items() if b is not None})
+            best = bound if best is None else min(best, bound)
+        else:
+            proved = False
+        if progress is not None:
+            shown = "none yet" if best is None else f"{float(best):.1f}"
+            progress("column generation: iteration", it, note=f"{len(master.columns)} configurations, "
+                     f"LP {lp.value:.1f}, bound {shown}")
         if added == 0:
             converged = proved
+            ended = "converged" if proved else "pricing unproven"
             break
-        if float(best) - lp.value <= 1e-9 * max(1.0, lp.value) or time.perf_counter() > deadline:
+        if best is not None and float(best) - lp.value <= 1e-9 * max(1.0, lp.value):
+            ended = "bound meets the LP"
             break
-    if progress:
-        print(file=sys.stderr)
-    assert best is not None
-    return ColgenResult(best, lp_value, it, converged, spent)
+        if time.perf_counter() > deadline:
+            ended = "time limit"
+            break
+    if best is None:   # no round priced every type in time: every pod placed is the only bound
+        best = Fraction(items.total_weight())
+    return ColgenResult(best, lp_value, it, converged, spent, ended)

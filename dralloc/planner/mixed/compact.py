@@ -19,7 +19,7 @@ from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.master import DemandSide, Solution
 from dralloc.planner.mixed.nodetypes import NodeType
 from dralloc.planner.mixed.pricing import Pricer
-from dralloc.solver.search import interleaved
+from dralloc.solver.search import deterministic, run
 
 DIRECT_NODES = 4          # this few nodes: the compact model straight away
 COMPACT_NODES = 12        # this few: the compact model when column generation proves nothing
@@ -58,18 +58,17 @@ def solve_compact(items: Items, types: list[NodeType], slices_of: Callable[[str]
     if hint is not None:
         side.hint(m, hint)
         _hint_nodes(types, by_type, {pr.t.id: pr for pr in pricers}, hint)
-    solver = interleaved(cp_model.CpSolver(), workers)
-    solver.parameters.max_time_in_seconds = max(0.1, time_limit)
-    code = solver.solve(m)
-    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return singles, Solution(status=solver.status_name(code), seconds=time.perf_counter() - t0)
+    solver = deterministic(m, workers, max(0.1, time_limit))
+    ran = run(solver, m)
+    if not ran.found:
+        return singles, Solution(status=ran.name, seconds=time.perf_counter() - t0, why=ran.why, notes=ran.notes)
     out = side.read(solver)
     for pr in pricers:
         c = pr.config(solver)
         if c.shapes or c.bundles:
             out.x[c] = 1
     out.value, out.bound = round(solver.objective_value), round(solver.best_objective_bound)
-    out.status, out.seconds = solver.status_name(code), time.perf_counter() - t0
+    out.status, out.why, out.notes, out.seconds = ran.name, ran.why, ran.notes, time.perf_counter() - t0
     return singles, out
 
 

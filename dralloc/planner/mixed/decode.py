@@ -37,6 +37,7 @@ from dralloc.solver.cpsat import decode, fill
 from dralloc.solver.outcome import Outcome, Status
 from dralloc.solver.replay import ReplaySearch, StepLimitReached
 from dralloc.solver.results import build_allocation
+from dralloc.solver.search import run
 
 REPLAY_STEPS = 300      # Kubernetes' search per node content, before CP-SAT takes over
 CPSAT_SECONDS = 30.0
@@ -94,7 +95,6 @@ def _replicas(pods: Sequence[PodDemand], n: int) -> list[Replica]:
 
 
 def plan_nodes(items: Items, types: list[NodeType], sol: Solution, demand: PodsDemand) -> list[NodePlan]:
-    weights = demand.weights()
     plans: list[NodePlan] = []
     for t in types:
         cols = sorted(((c, n) for c, n in sol.x.items() if c.type == t.id), key=lambda cn: (cn[0].shapes, cn[0].bundles))
@@ -104,7 +104,7 @@ def plan_nodes(items: Items, types: list[NodeType], sol: Solution, demand: PodsD
     pods: dict[int, list[Replica]] = {}
     for g, y in zip(items.groups, sol.y, strict=True):
         pods.setdefault(g.shape, []).extend(_replicas(g.pods, y))
-    for s, reps in _gang_pods(items, sol, weights).items():
+    for s, reps in _gang_pods(items, sol, demand).items():
         pods.setdefault(s, []).extend(reps)
     for s, reps in pods.items():
         at = 0
@@ -112,11 +112,11 @@ def plan_nodes(items: Items, types: list[NodeType], sol: Solution, demand: PodsD
             k = np_.config.pods(s)
             np_.pods.extend(reps[at:at + k])
             at += k
-    _bundles(items, plans, demand, weights)
+    _bundles(items, plans, demand)
     return plans
 
 
-def _gang_pods(items: Items, sol: Solution, weights: dict[int, int]) -> dict[int, list[Replica]]:
+def _gang_pods(items: Items, sol: Solution, demand: PodsDemand) -> dict[int, list[Replica]]:
     out: dict[int, list[Replica]] = {}
     for t, z, q in zip(items.gangs, sol.z, sol.q, strict=True):
         chosen = t.gangs[:z]
@@ -130,12 +130,12 @@ def _gang_pods(items: Items, sol: Solution, weights: dict[int, int]) -> dict[int
             for ((s, w), _n), k in zip(t.slots, counts, strict=True):
                 if s == items.free_shape:
                     continue
-                pods = [p for p in items.members[g] if items.pod_shape[p.name] == s and weights[p.priority] == w]
+                pods = [p for p in items.members[g] if items.pod_shape[p.name] == s and demand.weight(p) == w]
                 out.setdefault(s, []).extend(_replicas(pods, k))
     return out
 
 
-def _bundles(items: Items, plans: list[NodePlan], demand: PodsDemand, weights: dict[int, int]) -> None:
+def _bundles(items: Items, plans: list[NodePlan], demand: PodsDemand) -> None:
     taken = {b: iter(bt.groups) for b, bt in enumerate(items.bundles)}
     for np_ in plans:
         for b, members in np_.config.bundles:
@@ -143,7 +143,7 @@ def _bundles(items: Items, plans: list[NodePlan], demand: PodsDemand, weights: d
             shared = [demand.shared[k] for k in keys]
             mine: list[Replica] = []
             for ((s, w), _n), k in zip(items.bundles[b].slots, members, strict=True):
-                pods = [p for p in items.members[unit] if items.pod_shape[p.name] == s and weights[p.priority] == w]
+                pods = [p for p in items.members[unit] if items.pod_shape[p.name] == s and demand.weight(p) == w]
                 mine.extend(_replicas(pods, k))
             np_.bundles.append((b, shared, mine))
 
@@ -196,7 +196,7 @@ class Allocator:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.max_time_in_seconds = CPSAT_SECONDS
-        if solver.solve(enc.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if not run(solver, enc.model).found:
             return None
         out = Outcome(Status.ERROR, "optimal", node.name, [])
         fill(out, enc, *decode(enc, solver))

@@ -17,9 +17,10 @@ import time
 
 from dralloc.features import Features
 from dralloc.io import ObjectSet
+from dralloc.io.progress import Progress
 from dralloc.models import ResourceSlice
 from dralloc.planner.general.parts import GeneralResult
-from dralloc.planner.mixed.colgen import generate
+from dralloc.planner.mixed.colgen import MAX_ITERATIONS, generate
 from dralloc.planner.mixed.compact import COMPACT_NODES, DIRECT_NODES, solve_compact
 from dralloc.planner.mixed.decode import materialise, plan_nodes
 from dralloc.planner.mixed.items import Items, read_items
@@ -42,7 +43,7 @@ def applies(objs: ObjectSet, demand: PodsDemand) -> Items | str:
 
 class MixedFit:
     def __init__(self, objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodSimulator,
-                 items: Items, workers: int, progress: bool) -> None:
+                 items: Items, workers: int, progress: Progress | None) -> None:
         self.objs, self.demand, self.features, self.sim, self.items = objs, demand, features, sim, items
         self.workers, self.progress = workers, progress
         self.types = node_types(sim.nodes, sim.per_node, items, demand.shared)
@@ -77,10 +78,14 @@ class MixedFit:
         return types, sol
 
     def _compact(self, time_limit: float, start: Solution, out: GeneralResult) -> tuple[list[NodeType], Solution]:
+        if self.progress is not None:
+            self.progress("CP-SAT: the compact model", note=f"up to {time_limit:.0f} s")
         types, sol = solve_compact(self.items, self.types, self.slices, self.objs.classes, self.sim.allocated,
                                    self.features, time_limit, self.workers, start)
         out.detail.update(method="compact", nodeModels=len(types))
         out.bound = sol.bound if sol.status in ("OPTIMAL", "FEASIBLE") else self.items.total_weight()
+        out.stopped_by(sol.why)
+        out.notes.extend(sol.notes)
         return types, sol
 
     def _colgen(self, time_limit: float, seed: Solution, out: GeneralResult) -> tuple[list[NodeType], Solution]:
@@ -91,13 +96,21 @@ class MixedFit:
             master.add(c)
         cg = generate(master, pricers, self.items, self.types, t0 + 0.5 * time_limit, self.progress)
         bound = math.floor(cg.bound)
+        if self.progress is not None:
+            self.progress("CP-SAT: the integer master", note=f"{len(master.columns)} configurations")
         sol = master.solve_ip(max(0.5, t0 + 0.8 * time_limit - time.perf_counter()), self.workers, seed, bound)
         out.bound = bound
         if sol.status in ("OPTIMAL", "FEASIBLE"):
             sol.status = "OPTIMAL" if sol.value >= bound else "FEASIBLE"
-        if not cg.converged:
-            out.notes.append(f"column generation stopped after {cg.iterations} iterations (time limit) before pricing "
-                             "proved that no configuration improves; the bound is the best Lagrangian bound found")
+        if cg.ended in ("time limit", "pricing unproven", "iterations"):
+            what = {"time limit": "stopped at its time share", "iterations": f"ended at {MAX_ITERATIONS} iterations",
+                    "pricing unproven": "ended when a pricing search stopped at its time share"}[cg.ended]
+            if cg.ended != "iterations":
+                out.stopped_by("time limit")
+            out.notes.append(f"column generation {what} after {cg.iterations} iterations, before pricing proved that "
+                             "no configuration improves; the bound is the best Lagrangian bound found")
+        out.stopped_by(sol.why)
+        out.notes.extend(sol.notes)
         out.detail.update(method="column generation", nodeTypes=len(self.types), configurations=len(master.columns),
                           iterations=cg.iterations, lpValue=round(cg.lp, 3), lpConverged=cg.converged,
                           bound=str(cg.bound), pricingSeconds=round(cg.pricing_seconds, 3),
@@ -106,7 +119,7 @@ class MixedFit:
 
 
 def mixed_fit(objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodSimulator, greedy: PodsSim,
-              time_limit: float, workers: int = 2, progress: bool = False,
+              time_limit: float, workers: int = 2, progress: Progress | None = None,
               compact_nodes: int = COMPACT_NODES) -> GeneralResult | str:
     """The configuration model's answer, or why it does not apply."""
     items = applies(objs, demand)

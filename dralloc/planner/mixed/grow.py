@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from dralloc.features import Features
 from dralloc.io import ObjectSet
+from dralloc.io.progress import Progress
 from dralloc.planner.mixed.colgen import generate
 from dralloc.planner.mixed.fit import applies
 from dralloc.planner.mixed.items import Items
@@ -53,11 +54,11 @@ class Counted:
         self.master = Master(items, self.types)
         self.total = items.total_weight()
 
-    def fits(self, k: int, time_limit: float) -> bool | None:
+    def fits(self, k: int, time_limit: float, progress: Progress | None = None) -> bool | None:
         """True, False (proven), or None (not decided in time)."""
         self.added.extra = k - 1        # the type holds the one copy already: base - 1 + k nodes
         t0 = time.perf_counter()
-        cg = generate(self.master, self.pricers, self.items, self.types, t0 + 0.6 * time_limit)
+        cg = generate(self.master, self.pricers, self.items, self.types, t0 + 0.6 * time_limit, progress)
         if math.floor(cg.bound) < self.total:
             return False
         sol = self.master.solve_ip(max(0.5, t0 + time_limit - time.perf_counter()), self.workers,
@@ -68,18 +69,23 @@ class Counted:
 
 
 def fewest_added(objs_one: ObjectSet, demand: PodsDemand, features: Features, added: str, limit: int,
-                 time_limit: float, workers: int = 2) -> AddResult | str:
+                 time_limit: float, workers: int = 2, progress: Progress | None = None) -> AddResult | str:
     """The fewest copies of node ``added`` (a copy in ``objs_one``) with
-    which the whole demand fits, or why this model does not apply."""
+    which the whole demand fits, or why this model does not apply;
+    ``progress`` is told each count tried."""
     items = applies(objs_one, demand)
     if isinstance(items, str):
         return items
     t0 = time.perf_counter()
     model = Counted(objs_one, demand, features, items, added, workers)
     out = AddResult(None, True)
+    tried: list[int] = []
 
     def ok(k: int) -> bool:
-        got = model.fits(k, time_limit)
+        if progress is not None:
+            progress("add-nodes (optimal): try", len(tried) + 1, note=f"does the demand fit with {k} added?")
+        tried.append(k)
+        got = model.fits(k, time_limit, progress)
         if got is None:
             out.undecided.append(k)
         return bool(got)

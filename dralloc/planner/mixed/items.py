@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from dralloc.models import ResourceClaim
 from dralloc.planner.view.pods import PodDemand, PodsDemand
 
-Slot = tuple[int, int]     # (shape, weight): members of one shape and priority weight
+Slot = tuple[int, int]     # (shape, weight): members of one shape and weight in the objective
 
 
 @dataclass
@@ -98,7 +98,6 @@ class _Reader:
         self.demand = demand
         self.items = Items()
         self.index: dict[tuple[tuple[str, ...], frozenset[str]], int] = {}
-        self.weights = demand.weights()
         self.pending = {k for k, c in demand.shared.items() if not _allocated(c)}
 
     def shape(self, pod: PodDemand) -> int:
@@ -117,7 +116,7 @@ class _Reader:
     def slots(self, pods: list[PodDemand]) -> tuple[tuple[Slot, int], ...]:
         count: dict[Slot, int] = {}
         for p in pods:
-            slot = (self.shape(p), self.weights[p.priority])
+            slot = (self.shape(p), self.demand.weight(p))
             count[slot] = count.get(slot, 0) + p.replicas
         return tuple(sorted(count.items()))
 
@@ -140,12 +139,13 @@ def read_items(demand: PodsDemand) -> Items | str:
     done: set[str] = set()
     gang_types: dict[object, GangType] = {}
     bundle_types: dict[object, BundleType] = {}
-    groups: dict[tuple[int, int], Group] = {}
+    groups: dict[tuple[int, int, int], Group] = {}
     for p in queue:
         mine = tuple(sorted(k for k in p.shared if k in r.pending)) if not p.lone else ()
         unit = p.gang or (f"shared:{mine[0]}" if mine else None)
         if unit is None:
-            g = groups.setdefault((r.shape(p), p.priority), Group(r.shape(p), r.weights[p.priority]))
+            w = demand.weight(p)
+            g = groups.setdefault((r.shape(p), p.priority, w), Group(r.shape(p), w))
             g.pods.append(p)
             g.count += p.replicas
             continue

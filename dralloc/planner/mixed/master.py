@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ortools.linear_solver import pywraplp
@@ -28,7 +28,7 @@ from dralloc.errors import DrallocError
 from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.nodetypes import NodeType
 from dralloc.planner.mixed.pricing import Config
-from dralloc.solver.search import interleaved
+from dralloc.solver.search import deterministic, run
 
 
 @dataclass
@@ -51,6 +51,8 @@ class Solution:
     status: str = "OPTIMAL"
     bound: int = 0
     seconds: float = 0.0
+    why: str | None = None                  # why the search ended unfinished (search.Ran.why)
+    notes: list[str] = field(default_factory=list)
 
 
 class Master:
@@ -101,8 +103,11 @@ class Master:
                  target: int | None = None) -> Solution:
         """The best integer answer over the configurations found; the search
         stops early once it reaches ``target`` (a proven bound: nothing
-        better exists)."""
+        better exists). A hint that reaches the target already is the
+        answer: no search."""
         t0 = time.perf_counter()
+        if hint is not None and target is not None and hint.value >= target:
+            return replace(hint, status="OPTIMAL", bound=target, seconds=time.perf_counter() - t0)
         m = cp_model.CpModel()
         x = {c: m.new_int_var(0, self.types[c.type].count, f"x{i}") for i, c in enumerate(self.columns)}
         for t in self.types:
@@ -117,17 +122,16 @@ class Master:
             for c, v in x.items():
                 m.add_hint(v, hint.x.get(c, 0))
             side.hint(m, hint)
-        solver = interleaved(cp_model.CpSolver(), workers)
-        solver.parameters.max_time_in_seconds = max(0.1, time_limit)
+        solver = deterministic(m, workers, max(0.1, time_limit))
         # an answer meeting the bound is optimal over all configurations: stop there
-        code = solver.solve(m, _StopAt(target) if target is not None else None)
-        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return Solution(status=solver.status_name(code), seconds=time.perf_counter() - t0)
+        ran = run(solver, m, _StopAt(target) if target is not None else None)
+        if not ran.found:
+            return Solution(status=ran.name, seconds=time.perf_counter() - t0, why=ran.why, notes=ran.notes)
         out = side.read(solver)
         out.x = {c: int(solver.value(v)) for c, v in x.items() if solver.value(v)}
         out.value = round(solver.objective_value)
         out.bound = round(solver.best_objective_bound)
-        out.status = solver.status_name(code)
+        out.status, out.why, out.notes = ran.name, ran.why, ran.notes
         out.seconds = time.perf_counter() - t0
         return out
 
@@ -137,8 +141,11 @@ class _StopAt(cp_model.CpSolverSolutionCallback):
         super().__init__()
         self.target = target
 
+        self.stopped = False
+
     def on_solution_callback(self) -> None:
         if self.objective_value >= self.target:
+            self.stopped = True
             self.stop_search()
 
 

@@ -3,7 +3,7 @@
 Two nodes are of one type when their fingerprints agree (the same pools in
 search order with the same slices, counter sets, devices and allocated
 devices, and the same values for everything a selector of the demand reads;
-:mod:`dralloc.planner.view.fingerprint`) and they see the same allocated
+:mod:`dralloc.inventory.fingerprint`) and they see the same allocated
 shared claims of the demand (a pod using an allocated claim runs only where
 its allocation is visible). A type is analysed once, on its first node by
 name; the model's size depends on the number of types, not of nodes."""

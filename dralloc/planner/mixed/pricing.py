@@ -30,13 +30,13 @@ from ortools.sat.python import cp_model
 
 from dralloc.encoders import attributes, choice, counters, devices
 from dralloc.encoders.model import Encoding
-from dralloc.errors import AllocationError, InputError
+from dralloc.errors import AllocationError, DrallocError, InputError
 from dralloc.features import Features
 from dralloc.inventory.problem import build_problem
 from dralloc.models import ObjectMeta, ResourceClaim, ResourceSlice
 from dralloc.planner.mixed.items import Items
 from dralloc.planner.mixed.nodetypes import NodeType
-from dralloc.solver.search import interleaved
+from dralloc.solver.search import deterministic, run
 
 Members = tuple[int, ...]                        # pods per slot of a bundle copy
 
@@ -70,7 +70,8 @@ class Prices:
 
 @dataclass
 class PriceResult:
-    bound: int                                   # proven upper bound on the best configuration's price
+    bound: int | None                            # proven upper bound on the best configuration's price
+                                                 # (None: the search found nothing in time, no bound)
     configs: list[tuple[int, Config]]            # (price, configuration) found, best first
     status: str
     seconds: float
@@ -278,13 +279,14 @@ class Pricer:
         self.m.clear_objective()
         obj = self.objective(prices)
         self.m.maximize(obj)
-        solver = interleaved(cp_model.CpSolver(), 1)
-        solver.parameters.max_time_in_seconds = max(0.05, time_limit)
+        solver = deterministic(self.m, 1, max(0.05, time_limit))
         found = _Collect(self, obj)
-        code = solver.solve(self.m, found)
-        status = solver.status_name(code)
-        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            raise InputError(f"node {self.t.rep.name}: the configuration model is {status}")
+        ran = run(solver, self.m, found)
+        status, code = ran.name, ran.status
+        if code in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):   # holding nothing is always a configuration
+            raise DrallocError(f"node {self.t.rep.name}: the configuration model is {status} (a dralloc bug)")
+        if code == cp_model.UNKNOWN:   # nothing found in time: no column, no bound this round
+            return PriceResult(None, [], status, time.perf_counter() - t0)
         best = round(solver.best_objective_bound) if code != cp_model.OPTIMAL else \
             round(solver.objective_value)
         configs = sorted(found.seen.items(), key=lambda kv: -kv[1])

@@ -22,7 +22,7 @@ def _units(items: Items) -> tuple[dict[str, str], dict[str, int]]:
 def first_fit_solution(items: Items, types: list[NodeType], sim: PodsSim, demand: PodsDemand) -> Solution:
     """The configurations and counts of the simulation's placements."""
     unit, bundle = _units(items)
-    weights = {p.name: demand.weights()[p.priority] for p in demand.pods}
+    weights = {p.name: demand.weight(p) for p in demand.pods}
     type_of = {n.name: t.id for t in types for n in t.nodes}
     shapes: dict[str, dict[int, int]] = {}
     bundles: dict[str, dict[str, dict[tuple[int, int], int]]] = {}

@@ -16,7 +16,7 @@ from ortools.sat.python import cp_model
 from dralloc.encoders.linear import require_int64
 from dralloc.planner.pattern.layouts import Layout
 from dralloc.solver.limits import limit_or_default
-from dralloc.solver.search import tie_break
+from dralloc.solver.search import run, tie_break
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,8 @@ class PatternResult:
     assigned: dict[tuple[int, int], int] = field(default_factory=dict)  # (group, kind) -> pods
     added_nodes: int = 0
     wall_time: float = 0.0
+    why: str | None = None          # why the search ended unfinished (search.Ran.why)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def proven(self) -> bool:
@@ -132,16 +134,17 @@ class PatternModel:
     def solve(self, time_limit: float | None = None, workers: int = 2) -> PatternResult:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = workers
-        solver.parameters.max_time_in_seconds = limit_or_default(time_limit)
-        code = solver.solve(self.model)
-        res = PatternResult(solver.status_name(code), wall_time=solver.wall_time)
+        solver.parameters.max_time_in_seconds = limit_or_default(time_limit, "plan")
+        ran = run(solver, self.model)
+        code = ran.status
+        res = PatternResult(ran.name, wall_time=solver.wall_time, why=ran.why, notes=ran.notes)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return res
         res.objective = round(solver.objective_value)
         res.bound = round(solver.best_objective_bound)
         if self.objective is not None:  # the canonical one among equally good answers
             canon, ok = tie_break(self.model, self.objective, self.maximize, res.objective,
-                                  code == cp_model.OPTIMAL, self.order(), time_limit)
+                                  code == cp_model.OPTIMAL, self.order(), limit_or_default(time_limit, "plan"))
             res.wall_time += canon.wall_time
             solver = canon if ok else solver
         res.served = [int(solver.value(s)) for s in self.s]

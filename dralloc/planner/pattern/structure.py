@@ -39,6 +39,9 @@ def solve_split(supplies: Sequence[Supply], groups: Sequence[Group], goal: Calla
         goal(model)
         res = model.solve(time_limit, workers)
         merged.wall_time += res.wall_time
+        merged.notes.extend(res.notes)
+        if res.why is not None and merged.why != "time limit":
+            merged.why = res.why
         if rank.get(res.status, 3) > rank.get(merged.status, 3):
             merged.status = res.status
         if res.objective is None or merged.objective is None or merged.bound is None:

@@ -9,18 +9,24 @@ enough, and the answer is then marked unproven."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
+from dralloc.audit.answers import Kube
 from dralloc.errors import InputError
 from dralloc.features import Features
 from dralloc.io import ObjectSet
-from dralloc.models import Node, ResourceClaim
+from dralloc.io.progress import Progress, counter
+from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.answer import Answer
 from dralloc.planner.blocks.fit import block_fit
-from dralloc.planner.general.parts import DEFAULT_TIME_LIMIT, GeneralResult, solve_parts
+from dralloc.planner.general.parts import (
+    DEFAULT_TIME_LIMIT,
+    GeneralResult,
+    everything_placed,
+    solve_parts,
+)
 from dralloc.planner.mixed.fit import mixed_fit
 from dralloc.planner.mixed.grow import AddResult, fewest_added
 from dralloc.planner.questions.grow import Grower, unit_from
@@ -32,16 +38,22 @@ from dralloc.planner.simulate.podsim import (
     simulate_pods,
 )
 from dralloc.planner.view.pods import PodsDemand
+from dralloc.solver.limits import limit_or_default
+from dralloc.solver.proof import optimum
+
+TIEBREAK_BUDGET = 400     # allocation calls per refused gang's search under every tie-break
 
 
 def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: PodSimulator, greedy: PodsSim,
-                  time_limit: float | None = None, workers: int = 2, progress: bool = False,
+                  time_limit: float | None = None, workers: int = 2, progress: Progress | None = None,
                   model: str = "auto") -> GeneralResult:
     """The optimum: the block-layout model when the demand and cluster have
     its shape (:mod:`.blocks`, one-device shared claims), else the
     configuration model when every device is node-local (:mod:`.mixed`),
     else the joint model part by part. ``model``: "auto", "blocks", "mixed"
     or "joint"."""
+    if model == "auto" and (done := everything_placed(greedy, demand)) is not None:
+        return done
     limit = time_limit if time_limit is not None else DEFAULT_TIME_LIMIT
     why: list[str] = []
     for name in ("blocks", "mixed"):
@@ -64,50 +76,74 @@ def solve_general(objs: ObjectSet, demand: PodsDemand, features: Features, sim: 
 
 def general_fit(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
                 time_limit: float | None = None, workers: int = 2, mode: str = "replay",
-                progress: bool = False, model: str = "auto",
-                policy: str = "first") -> tuple[PodsSim, GeneralResult]:
-    """The scheduler simulation (node ``policy``) and the optimum for
-    ``demand`` on ``nodes``."""
+                progress: Progress | None = None, model: str = "auto",
+                policy: str = "first", tiebreak: int | None = None,
+                per_node: NodeObjects | None = None) -> tuple[PodsSim, GeneralResult]:
+    """The scheduler simulation (node ``policy``; ``tiebreak``: the calls
+    each refused gang's search under every tie-break may make) and the
+    optimum for ``demand`` on ``nodes``; ``per_node``: the nodes' objects and
+    fingerprints, when the caller has them already."""
     nodes = list(nodes if nodes is not None else objs.nodes)
-    tick = _ticker("pods simulated") if progress else None
-    per_node = NodeObjects(objs, probes(demand))
-    greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy, per_node=per_node)
+    tick = counter(progress, "first-fit: pods simulated")
+    per_node = per_node if per_node is not None else NodeObjects(objs, probes(demand))
+    greedy = simulate_pods(objs, demand, features, nodes, mode, tick, policy=policy, per_node=per_node,
+                           tiebreak=tiebreak)
     sim = PodSimulator(objs, demand, features, nodes, mode, per_node=per_node)
     return greedy, solve_general(objs, demand, features, sim, greedy, time_limit, workers, progress, model)
 
 
-def _ticker(what: str) -> Any:
-    def tick(done: int, total: int) -> None:
-        if done == total or done % 50 == 0:
-            print(f"\r  {what}: {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
-    return tick
-
-
-
 def fit_answer(objs: ObjectSet, demand: PodsDemand, features: Features, time_limit: float | None,
-               workers: int, progress: bool = False, policy: str = "first") -> Answer:
-    greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress, policy=policy)
+               workers: int, progress: Progress | None = None, policy: str = "first",
+               tiebreak: int = TIEBREAK_BUDGET, per_node: NodeObjects | None = None) -> Answer:
+    greedy, opt = general_fit(objs, demand, features, None, time_limit, workers, progress=progress, policy=policy,
+                              tiebreak=tiebreak, per_node=per_node)
     ff = sum(greedy.served.values())
     ans = Answer("fit", {"policy": policy, "mode": "replay", "pods": ff, "weighted": greedy.weighted(demand),
                          "perWorkload": greedy.served, "allocatorCalls": greedy.calls,
                          "simulationSeconds": round(greedy.seconds, 4)},
-                 {**_opt(opt), "pods": sum(opt.served.values()), "perWorkload": opt.served})
+                 {**_opt(opt, time_limit), "pods": sum(opt.served.values()), "perWorkload": opt.served})
     ans.gap = ans.optimal["pods"] - ff
     ans.detail = {"demand": demand.total(), "nodes": len(objs.nodes), "model": opt.model, "parts": opt.parts,
                   **opt.detail, "placement": dict(sorted(opt.placed.items()))}
     ff_claims: dict[str, list[ResourceClaim]] = {}
     for p in greedy.placed:
         ff_claims.setdefault(p.node, []).extend(p.claims)
+    by_node: dict[str | None, list[ResourceSlice]] = {}
+    for s in objs.slices:
+        by_node.setdefault(s.spec.node_name, []).append(s)
     ans.sources = {"objs": objs, "demand": demand, "firstFit": ff_claims, "optimal": opt.claims or ff_claims,
-                   "slicesOf": lambda n: [s for s in objs.slices if s.spec.node_name == n.name]}
+                   "slicesOf": lambda n: by_node.get(n.name, [])}
     if demand.gangs:
         ff_gangs, opt_gangs = greedy_gangs(greedy, demand), placed_gangs(opt.placed, demand)
         ans.first_fit["gangs"] = sum(ff_gangs.values())
         ans.optimal["gangs"] = sum(opt_gangs.values())
         ans.detail["gangs"] = {g: {"minCount": gang.min_count, "pods": gang.size, "firstFit": ff_gangs[g],
                                    "optimal": opt_gangs[g]} for g, gang in sorted(demand.gangs.items())}
-        ans.detail["gangsKubernetesRefusesThatFit"] = sorted(g for g in demand.gangs if opt_gangs[g] and not ff_gangs[g])
+        ans.detail.update(kubernetes_gangs(greedy, opt_gangs, policy))
     return ans
+
+
+def kubernetes_gangs(greedy: PodsSim, opt_gangs: dict[str, bool], policy: str) -> dict[str, Any]:
+    """What Kubernetes does with each gang the ``policy`` simulation refuses,
+    under every tie-break (kube-scheduler picks among equally-scored nodes
+    at random): refused under all of them (listed as refused only then),
+    placed under some, or not decided within the search's budget."""
+    words = {Kube.REFUSED: "refused", Kube.TIE_BREAK: "tieBreak", Kube.NOT_DECIDED: "notDecided",
+             Kube.PLACED: "placed"}
+    per = {g: r for g, r in sorted(greedy.tiebreak.items())}
+    out: dict[str, Any] = {
+        "gangsKubernetesRefusesThatFit": [g for g, r in per.items() if r.kube is Kube.REFUSED and opt_gangs.get(g)],
+        "gangsKubernetesPlacesByTieBreak": [g for g, r in per.items() if r.kube in (Kube.TIE_BREAK, Kube.PLACED)],
+        "gangsKubernetesNotDecided": [g for g, r in per.items() if r.kube is Kube.NOT_DECIDED],
+    }
+    if per:
+        out["kubernetesTieBreak"] = {
+            "note": f"gangs the {policy!r} simulation refuses, searched under every tie-break among "
+                    "equally-scored nodes (the DRA score only; the pods queued before each gang placed by "
+                    f"the {policy!r} policy)",
+            "gangs": {g: {"answer": words[r.kube], "allocatorCalls": r.calls, **({"why": r.why} if r.why else {})}
+                      for g, r in per.items()}}
+    return out
 
 
 def greedy_gangs(greedy: PodsSim, demand: PodsDemand) -> dict[str, bool]:
@@ -133,13 +169,14 @@ def _percent(part: int, whole: int) -> str:
     return f"{float(Fraction(100 * part, whole)):.5g}%"
 
 
-def _opt(res: GeneralResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"status": "OPTIMAL" if res.proven else res.status, "proven": res.proven,
+def _opt(res: GeneralResult, time_limit: float | None) -> dict[str, Any]:
+    """The optimum's fields: proven when the answer meets its bound, and
+    ``stopped`` only when a search did reach its time limit (:mod:`dralloc.solver.proof`)."""
+    out: dict[str, Any] = {**optimum(res.value, res.bound, res.status, why=res.why,
+                                     limit=limit_or_default(time_limit, "plan")),
                            "objective": res.value, "bound": res.bound, "boundGap": res.bound - res.value,
                            "boundGapPercent": _percent(res.bound - res.value, res.bound),
                            "solveSeconds": round(res.seconds, 4)}
-    if res.status in ("FEASIBLE", "UNKNOWN"):
-        out["stopped"] = "CP-SAT stopped at its time limit before proving the optimum"
     if res.notes:
         out["notes"] = res.notes
     return out
@@ -184,16 +221,25 @@ def _search(ok: Callable[[int], bool], lo: int, hi: int | None, limit: int) -> i
 
 def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, template: str,
                      tmpl: ObjectSet | None = None, time_limit: float | None = None, workers: int = 2,
-                     limit: int = 256, policy: str = "first") -> Answer:
+                     limit: int = 256, policy: str = "first", progress: Progress | None = None) -> Answer:
+    """The fewest copies of ``template`` with which the whole demand fits,
+    first-fit and optimal; ``progress`` is told each count tried."""
     unit = unit_from(objs, tmpl, template)
     grow = Grower(objs, unit)
     total = demand.total()
+    tries = {"first-fit": 0, "optimal": 0}
+
+    def trying(how: str, k: int) -> None:
+        tries[how] += 1
+        if progress is not None:
+            progress(f"add-nodes ({how}): try", tries[how], note=f"does the demand fit with {k} added?")
 
     def ff_ok(k: int) -> bool:
+        trying("first-fit", k)
         return not simulate_pods(grow.with_k(k), demand, features, policy=policy).unplaced
 
     counted = fewest_added(grow.with_k(1), demand, features, unit.copy_name(0), limit,
-                           time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers) \
+                           time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers, progress) \
         if len(unit.nodes) == 1 else "a block is added as copies"
     if not isinstance(counted, str):
         return _counted_answer(counted, ff_ok, unit.name, total, limit, policy)
@@ -201,6 +247,7 @@ def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, te
     unproven: list[int] = []
 
     def opt_ok(k: int) -> bool:
+        trying("optimal", k)
         objs_k = grow.with_k(k)
         greedy = simulate_pods(objs_k, demand, features, policy=policy)
         res = solve_general(objs_k, demand, features, PodSimulator(objs_k, demand, features, objs_k.nodes), greedy,

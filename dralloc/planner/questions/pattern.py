@@ -6,25 +6,29 @@ from __future__ import annotations
 from typing import Any
 
 from dralloc.errors import InputError
+from dralloc.io.progress import Progress
 from dralloc.planner.answer import Answer
 from dralloc.planner.pattern.layouts import enumerate_layouts
 from dralloc.planner.pattern.model import Group, PatternModel, PatternResult, Supply
 from dralloc.planner.pattern.structure import solve_split
 from dralloc.planner.simulate.firstfit import SimResult, simulate
 from dralloc.planner.view.cluster import Cluster, NodeModel, Unit
-from dralloc.solver.limits import limit_or_default, stopped
+from dralloc.solver.limits import limit_or_default
+from dralloc.solver.proof import meets, optimum
 
 
 def groups(cluster: Cluster) -> list[Group]:
-    """Demand grouped by (claim type, priority), weighted lexicographically."""
-    weights = cluster.demand.weights()
+    """Demand grouped by (claim type, priority), weighted by the objective
+    (``priority``: lexicographically)."""
     total: dict[tuple[int, int], int] = {}
+    weight: dict[tuple[int, int], int] = {}
     for w in cluster.demand.workloads:
         total[w.type, w.priority] = total.get((w.type, w.priority), 0) + w.replicas
+        weight[w.type, w.priority] = cluster.demand.weight(w)     # one claim type and priority: one weight
     out = []
     for (t, p), n in sorted(total.items(), key=lambda kv: (-kv[0][1], kv[0][0])):
         kinds = frozenset(k for k, (mask, _) in enumerate(cluster.kinds) if t in mask)
-        out.append(Group(f"{cluster.demand.types[t].key}@{p}", kinds, n, weights[p]))
+        out.append(Group(f"{cluster.demand.types[t].key}@{p}", kinds, n, weight[t, p]))
     return out
 
 
@@ -46,27 +50,36 @@ def _useful(gs: list[Group]) -> frozenset[int]:
     return frozenset(k for g in gs for k in g.kinds)
 
 
-def _opt(res: PatternResult, time_limit: float | None = None) -> dict[str, Any]:
-    out = {"status": res.status, "proven": res.proven, "objective": res.objective, "bound": res.bound,
-           "solveSeconds": round(res.wall_time, 4)}
-    if res.status in ("FEASIBLE", "UNKNOWN"):
-        out["stopped"] = stopped(limit_or_default(time_limit), "CP-SAT")
+def _opt(res: PatternResult, time_limit: float | None = None, maximize: bool = True) -> dict[str, Any]:
+    """Proven when the objective meets CP-SAT's bound; ``stopped`` only when
+    the search reached its time limit (:mod:`dralloc.solver.proof`)."""
+    proven = res.proven or (res.objective is not None and meets(res.objective, res.bound, maximize))
+    out = {**optimum(res.objective, res.bound, res.status, maximize, res.why, limit_or_default(time_limit, "plan")),
+           "objective": res.objective, "bound": res.bound, "solveSeconds": round(res.wall_time, 4)}
+    out.update(status="OPTIMAL" if proven else out["status"], proven=proven)
+    if res.notes:   # a search retried with one worker says so
+        out["notes"] = list(res.notes)
     return out
 
 
-def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None, workers: int = 2) -> Answer:
+def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None, workers: int = 2,
+        progress: Progress | None = None) -> Answer:
     """How many pods of the demand fit (weighted by priority)."""
     gs = groups(cluster)
+    _step(progress, "first-fit: simulating the scheduler")
     sim = simulate(cluster, policy, record=False)
     ff = sum(sim.served.values())
+    _step(progress, "CP-SAT: the pattern model")
     res = solve_split(supplies(cluster, _useful(gs)), gs, PatternModel.fit, time_limit, workers)
     served = sum(res.served) if res.served else 0
     ff_weighted = _weighted(cluster, sim)
     ans = Answer("fit", {"policy": policy, "pods": ff, "weighted": ff_weighted, "perWorkload": sim.served},
                  {**_opt(res, time_limit), "pods": served,
-                  "perGroup": {g.name: s for g, s in zip(gs, res.served, strict=False)}})
+                  "perGroup": {g.name: s for g, s in zip(gs, res.served, strict=False)},
+                  "perWorkload": per_workload(cluster, dict(zip(gs, res.served, strict=False)))})
     if res.objective is None or res.objective < ff_weighted:   # never worse than first-fit
-        ans.optimal.update({"pods": ff, "objective": ff_weighted, "note": "first-fit's answer (solver had none better)"})
+        ans.optimal.update({"pods": ff, "objective": ff_weighted, "perWorkload": sim.served,
+                            "note": "first-fit's answer (solver had none better)"})
         if res.bound is not None and res.bound <= ff_weighted:   # the bound proves first-fit's answer optimal
             ans.optimal.update({"status": "OPTIMAL", "proven": True})
     ans.gap = ans.optimal["pods"] - ff
@@ -75,9 +88,26 @@ def fit(cluster: Cluster, policy: str = "first", time_limit: float | None = None
     return ans
 
 
+def per_workload(cluster: Cluster, served: dict[Group, int]) -> dict[str, int]:
+    """A group's pods served, dealt to its workloads in queue order (pods of
+    one claim type and priority are interchangeable: any split is the same
+    answer; this one is stated)."""
+    left = {g.name: n for g, n in served.items()}
+    out = {}
+    for w in cluster.demand.queue():
+        key = f"{cluster.demand.types[w.type].key}@{w.priority}"
+        out[w.name] = min(w.replicas, left.get(key, 0))
+        left[key] = left.get(key, 0) - out[w.name]
+    return out
+
+
+def _step(progress: Progress | None, step: str) -> None:
+    if progress is not None:
+        progress(step)
+
+
 def _weighted(cluster: Cluster, sim: SimResult) -> int:
-    weights = cluster.demand.weights()
-    return sum(weights[w.priority] * sim.served.get(w.name, 0) for w in cluster.demand.workloads)
+    return sum(cluster.demand.weight(w) * sim.served.get(w.name, 0) for w in cluster.demand.workloads)
 
 
 def with_added(cluster: Cluster, template: int, k: int, keep: bool = True) -> Cluster:
@@ -101,10 +131,16 @@ def with_added(cluster: Cluster, template: int, k: int, keep: bool = True) -> Cl
     return out
 
 
-def _ff_added(cluster: Cluster, template: int, policy: str, limit: int, keep: bool) -> int | None:
+def _ff_added(cluster: Cluster, template: int, policy: str, limit: int, keep: bool,
+              progress: Progress | None = None) -> int | None:
     """Fewest copies with which first-fit places every pod: doubling, then
     bisection (assumes more nodes never hurt first-fit)."""
+    tries = [0]
+
     def ok(k: int) -> bool:
+        tries[0] += 1
+        if progress is not None:
+            progress("add-nodes (first-fit): try", tries[0], note=f"does the demand fit with {k} added?")
         sim = simulate(with_added(cluster, template, k, keep), policy, record=False)
         return not sim.unplaced
     hi = 1
@@ -122,7 +158,8 @@ def _ff_added(cluster: Cluster, template: int, policy: str, limit: int, keep: bo
 
 
 def add_nodes(cluster: Cluster, template: str, policy: str = "first", limit: int = 10000,
-              time_limit: float | None = None, workers: int = 2, keep: bool = True) -> Answer:
+              time_limit: float | None = None, workers: int = 2, keep: bool = True,
+              progress: Progress | None = None) -> Answer:
     """Fewest nodes like ``template`` to add so that the whole demand fits.
     The template node itself stays in the cluster unless ``keep`` is False
     (a template read from its own file describes a node type, not a node)."""
@@ -135,9 +172,10 @@ def add_nodes(cluster: Cluster, template: str, policy: str = "first", limit: int
     sup = supplies(cluster, useful, existing) + supplies(cluster, useful, cluster.nodes[idx].units, added=True)
     model = PatternModel(sup, gs, max_added=limit)
     model.fewest_added()
+    _step(progress, "CP-SAT: the pattern model")
     res = model.solve(time_limit, workers)
-    ff = _ff_added(cluster, idx, policy, limit, keep)
-    opt = {**_opt(res, time_limit), "nodes": res.added_nodes if res.objective is not None else None}
+    ff = _ff_added(cluster, idx, policy, limit, keep, progress)
+    opt = {**_opt(res, time_limit, maximize=False), "nodes": res.added_nodes if res.objective is not None else None}
     if res.status == "INFEASIBLE":   # proven: no count up to the limit serves the demand
         opt.update(proven=True, note=f"the demand does not fit even with {limit} added nodes")
     ans = Answer("add-nodes", {"policy": policy, "nodes": ff}, opt, detail={"template": template})
@@ -146,16 +184,19 @@ def add_nodes(cluster: Cluster, template: str, policy: str = "first", limit: int
     return ans
 
 
-def layout(cluster: Cluster, policy: str = "first", time_limit: float | None = None, workers: int = 2) -> Answer:
+def layout(cluster: Cluster, policy: str = "first", time_limit: float | None = None, workers: int = 2,
+           progress: Progress | None = None) -> Answer:
     """Which partitions on which devices serve the whole demand with the
     fewest devices (units)."""
     gs = groups(cluster)
     useful = _useful(gs)
     sup = supplies(cluster, useful)
+    _step(progress, "CP-SAT: the pattern model")
     res = solve_split(sup, gs, PatternModel.fewest_units, time_limit, workers)
+    _step(progress, "first-fit: simulating the scheduler")
     sim = simulate(cluster, policy)
     ff = {"policy": policy, "units": sim.units_used, "allPlaced": not sim.unplaced}
-    opt = {**_opt(res, time_limit), "units": res.objective}
+    opt = {**_opt(res, time_limit, maximize=False), "units": res.objective}
     ans = Answer("layout", ff, opt)
     if res.objective is not None:
         ans.detail = {"assignment": assign_layouts(cluster, sup, res)}

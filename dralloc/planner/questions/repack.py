@@ -13,14 +13,20 @@ so far cost the pending demand.
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 from dralloc.features import Features
 from dralloc.io import ObjectSet
+from dralloc.io.progress import Progress
 from dralloc.models import AllocationResult, ResourceClaim
 from dralloc.planner.answer import Answer
+from dralloc.planner.objective import exact
 from dralloc.planner.questions.general import fit_answer, general_fit, placed_gangs
+from dralloc.planner.simulate.podsim import NodeObjects
 from dralloc.planner.view.pods import PodDemand, PodsDemand
+from dralloc.solver.limits import limit_or_default
+from dralloc.solver.proof import optimum
 
 
 def _node_of(alloc: AllocationResult | None) -> str | None:
@@ -49,7 +55,8 @@ def repack_demand(objs: ObjectSet, demand: PodsDemand) -> tuple[PodsDemand, dict
                  and c.key not in used]
     top = max((p.priority for p in demand.pods), default=0) + 1
     out = PodsDemand(pods=[], shared={k: c.model_copy(update={"status": None}) for k, c in demand.shared.items()},
-                     gangs=demand.gangs)
+                     gangs=demand.gangs, objective=demand.objective, values=demand.values,
+                     forced=frozenset(c.key for c in allocated))
     now: dict[str, str | None] = {}
     for i, c in enumerate(sorted(allocated, key=lambda c: c.key)):
         out.shared[c.key] = c.model_copy(update={"status": None})
@@ -61,16 +68,20 @@ def repack_demand(objs: ObjectSet, demand: PodsDemand) -> tuple[PodsDemand, dict
 
 
 def mixed_fragmentation(objs: ObjectSet, demand: PodsDemand, features: Features, time_limit: float | None,
-                        workers: int, progress: bool = False) -> Answer:
-    now = fit_answer(objs, demand, features, time_limit, workers, progress)
+                        workers: int, progress: Progress | None = None, per_node: NodeObjects | None = None) -> Answer:
+    now = fit_answer(objs, demand, features, time_limit, workers, progress, per_node=per_node)
     rp, where = repack_demand(objs, demand)
     _, best = general_fit(_emptied(objs), rp, features, None, time_limit, workers, progress=progress)
     pending = {p.name for p in demand.pods}
     after = sum(n for name, n in best.served.items() if name in pending)
     replaced = sum(1 for k in where if best.served.get(k))
     moved = sum(1 for k, n in where.items() if best.placed.get(f"{k}#0") not in (None, n))
+    proven = best.proven and now.optimal.get("proven", False)
+    claim = optimum(best.value, best.bound, best.status, why=best.why, limit=limit_or_default(time_limit, "plan"))
+    stopped = claim.get("stopped") or now.optimal.get("stopped")
     ans = Answer("fragmentation", {k: now.first_fit[k] for k in ("policy", "pods", "gangs") if k in now.first_fit},
-                 {"status": best.status, "proven": best.proven and now.optimal.get("proven", False),
+                 {"status": "OPTIMAL" if proven else "FEASIBLE", "proven": proven,
+                  **({"stopped": stopped} if stopped and not proven else {}),
                   "pods": now.optimal["pods"], "podsAfterRepack": after, "allocatedClaims": len(where),
                   "replaced": replaced, "moved": moved})
     if demand.gangs:
@@ -78,6 +89,15 @@ def mixed_fragmentation(objs: ObjectSet, demand: PodsDemand, features: Features,
         ans.optimal["gangsAfterRepack"] = sum(placed_gangs(best.placed, demand).values())
     ans.gap = after - now.optimal["pods"]
     ans.detail = _detail(now, best.placed, where, pending)
+    w = demand.weighing()
+    if w.measured:   # the pending demand in the objective's unit, now and after the re-pack
+        key = w.unit.lower()
+        def units(served: dict[str, int]) -> Fraction:
+            return w.value(sum(demand.weight(p) * served.get(p.name, 0) for p in demand.pods))
+        before, later = units(now.optimal["perWorkload"]), units(best.served)
+        ans.first_fit[key] = exact(units(now.first_fit["perWorkload"]))
+        ans.optimal.update({key: exact(before), f"{key}AfterRepack": exact(later)})
+        ans.gap = exact(later - before)
     return ans
 
 

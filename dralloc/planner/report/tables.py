@@ -3,19 +3,39 @@ JSON (through the one serializer: a YAML stream, or one JSON object / a List).""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 from dralloc.io.emit import render_objects
 from dralloc.planner.answer import Answer
 
+FRACTION = re.compile(r"-?\d+/\d+")
 SHOWN_UNITS = 20  # layout rows in the table (wide: all)
 
 
+def _mixed(text: str) -> str:
+    """An exact fraction ``n/d`` as a mixed number (``5329/7`` -> ``761 2/7``)."""
+    q = Fraction(text)
+    whole = int(q)               # towards zero, so the rest keeps the sign
+    rest = abs(q - whole)
+    return f"{whole} {rest}" if whole else str(q)
+
+
 def _cell(v: Any) -> str:
+    if isinstance(v, str) and FRACTION.fullmatch(v):
+        return _mixed(v)
     if isinstance(v, dict):
         return ", ".join(f"{k}={v[k]}" for k in v)
     return "-" if v is None else str(v)
+
+
+# gangs the simulation's policy refuses, by what Kubernetes does under every tie-break
+GANG_LINES = (("gangsKubernetesRefusesThatFit", "gangs Kubernetes refuses (under every tie-break) that fit"),
+              ("gangsKubernetesPlacesByTieBreak", "gangs the policy refuses that Kubernetes places under some "
+                                                  "tie-breaks"),
+              ("gangsKubernetesNotDecided", "gangs the policy refuses, Kubernetes' answer not decided (budget)"))
 
 
 def table(answers: list[Answer], wide: bool = False) -> str:
@@ -25,15 +45,22 @@ def table(answers: list[Answer], wide: bool = False) -> str:
         keys = [k for k in dict.fromkeys([*a.first_fit, *a.optimal]) if not isinstance(
             a.first_fit.get(k, a.optimal.get(k)), dict) or k in ("partitions",)]
         width = max([len(k) for k in keys] + [8])
-        out.append(f"{a.question}")
+        obj = a.objective
+        out.append(f"{a.question}" + (f" (objective {obj['name']}: {obj['maximises']})" if obj.get("maximises") else ""))
         out.append(f"  {'':{width}}  {'first-fit':>14}  {'optimal':>14}")
         for k in keys:
             out.append(f"  {k:{width}}  {_cell(a.first_fit.get(k)):>14}  {_cell(a.optimal.get(k)):>14}")
-        out.append(f"  {'gap':{width}}  {_cell(a.gap):>14}")
-        refused = a.detail.get("gangsKubernetesRefusesThatFit") or []
-        if refused:
-            out.append(f"  gangs Kubernetes refuses that fit: {', '.join(refused[:10])}"
-                       + (f" and {len(refused) - 10} more" if len(refused) > 10 else ""))
+        unit = obj.get("unit") if obj.get("name") in ("gpus", "devices") and a.question in ("fit", "fragmentation") \
+            else None
+        gap = f"gap ({unit})" if unit else "gap"
+        out.append(f"  {gap:{width}}  {_cell(a.gap):>14}")
+        if obj.get("note"):
+            out.append(f"  objective {obj['name']}: {obj['note']}")
+        for key, words in GANG_LINES:
+            names = a.detail.get(key) or []
+            if names:
+                out.append(f"  {words}: {', '.join(names[:10])}"
+                           + (f" and {len(names) - 10} more" if len(names) > 10 else ""))
         for note in a.optimal.get("notes") or []:
             out.append(f"  note: {note}")
         for gname, served in (a.optimal.get("perGroup") or {}).items():

@@ -2,7 +2,7 @@
 them.
 
 Two nodes are of one *base type* when their fingerprints agree
-(:mod:`dralloc.planner.view.fingerprint`: same slices, counter sets, devices
+(:mod:`dralloc.inventory.fingerprint`: same slices, counter sets, devices
 and allocated devices, pool and node names aside). During a simulation a
 node's *state* is the set of devices the simulation allocated on it (pool by
 its position in the node's search order, device by name). The allocator's

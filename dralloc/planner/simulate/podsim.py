@@ -18,7 +18,12 @@ included) and are not re-checked; the optimum they are compared with is.
 Gangs (:meth:`PodSimulator.run_gang`) follow kube-scheduler's gang cycle:
 all the group's pods one by one, at least the minimum placed or every
 allocation of the cycle undone. Answers are remembered per (node type, node
-state, claim shape) (:mod:`.nodememo`)."""
+state, claim shape) (:mod:`.nodememo`). The node policy is a stated policy:
+kube-scheduler breaks ties among equally-scored nodes at random. With a
+``tiebreak`` budget, a gang the policy refuses is searched under every
+tie-break Kubernetes can make (:func:`dralloc.audit.tiebreak.gang_cycle`,
+on the state the policy left before it): refused under every one, placed
+under some, or not decided."""
 
 from __future__ import annotations
 
@@ -28,9 +33,12 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dralloc.audit.analysis import Budget
+from dralloc.audit.tiebreak import CyclePod, CycleResult, gang_cycle
 from dralloc.cluster import Cluster
 from dralloc.errors import InputError
-from dralloc.features import Features
+from dralloc.features import Features, Variant
+from dralloc.inventory.fingerprint import Fingerprints, pool_names, read_attributes
 from dralloc.inventory.nodesel import NodeSelectorError, allocation_admits
 from dralloc.io import ObjectSet
 from dralloc.models import (
@@ -43,7 +51,6 @@ from dralloc.models import (
 from dralloc.planner.simulate.nodememo import NodeMemo
 from dralloc.planner.simulate.nodescore import NodeScores, check_policy
 from dralloc.planner.view.cluster import _node_slices
-from dralloc.planner.view.fingerprint import Fingerprints, pool_names, read_attributes
 from dralloc.planner.view.pods import PodDemand, PodsDemand
 
 Progress = Callable[[int, int], None]
@@ -65,11 +72,11 @@ class PodsSim:
     allocated: list[ResourceClaim] = field(default_factory=list)   # the state after the run
     calls: int = 0
     gangs: dict[str, bool] = field(default_factory=dict)           # gang -> placed (at least its minimum)
+    tiebreak: dict[str, CycleResult] = field(default_factory=dict)  # refused gang -> under every tie-break
     seconds: float = 0.0
 
     def weighted(self, demand: PodsDemand) -> int:
-        w = demand.weights()
-        return sum(w[p.priority] * self.served.get(p.name, 0) for p in demand.pods)
+        return sum(demand.weight(p) * self.served.get(p.name, 0) for p in demand.pods)
 
 
 def visible_on(claim: ResourceClaim, node: Node) -> bool:
@@ -124,14 +131,16 @@ class NodeObjects:
 class PodSimulator:
     def __init__(self, objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node],
                  mode: str = "replay", cache: bool = True, policy: str = "first",
-                 per_node: NodeObjects | None = None) -> None:
+                 per_node: NodeObjects | None = None, tiebreak: int | None = None,
+                 variant: Variant | None = None) -> None:
         check_policy(policy)
         self.policy = policy
+        self.tiebreak = tiebreak          # allocation calls per refused gang's tie-break search
         self.demand = demand
         self.features = features
         self.mode = mode
         self.per_node = per_node if per_node is not None else NodeObjects(objs, probes(demand))
-        self.cluster = Cluster(objs, features, admission=False)
+        self.cluster = Cluster(objs, features, variant, admission=False)
         self.nodes = sorted(nodes, key=lambda n: n.name.encode())
         self.shared = dict(demand.shared)
         self.allocated = [c for c in objs.claims if c.status and c.status.allocation]
@@ -298,6 +307,15 @@ class PodSimulator:
         for p in members:
             out.served[p.name] = 0
             out.unplaced[p.name] = p.replicas
+        if self.tiebreak is not None:
+            out.tiebreak[key] = self.search_gang(gang.needed, members)
+
+    def search_gang(self, needed: int, members: list[PodDemand]) -> CycleResult:
+        """The gang's cycle under every tie-break, on the state now."""
+        pods = [CyclePod(f"{p.name}#{r}", tuple([self.shared[k] for k in p.shared] + p.instances(r)))
+                for p in members for r in range(p.replicas)]
+        return gang_cycle(self.cluster, pods, needed, self.nodes, Budget(self.tiebreak or 0),
+                          self.per_node.fingerprint)
 
     def _undo(self, journal: list[tuple[str, Any]]) -> None:
         for what, item in reversed(journal):
@@ -341,12 +359,16 @@ def done(claim: ResourceClaim, alloc: AllocationResult) -> ResourceClaim:
 
 def simulate_pods(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Sequence[Node] | None = None,
                   mode: str = "replay", progress: Progress | None = None, cache: bool = True,
-                  policy: str = "first", per_node: NodeObjects | None = None) -> PodsSim:
+                  policy: str = "first", per_node: NodeObjects | None = None,
+                  tiebreak: int | None = None, variant: Variant | None = None) -> PodsSim:
     """The scheduler's pod-by-pod answer for ``demand`` (see the module doc);
     ``cache=False`` calls the allocator for every pod and node; ``policy``:
-    first, most or least."""
+    first, most or least; ``tiebreak``: allocation calls for each refused
+    gang's search under every tie-break (None: no search); ``variant``:
+    another allocator variant than the one the features' release picks."""
     nodes = list(nodes if nodes is not None else objs.nodes)
     t0 = time.perf_counter()
-    out = PodSimulator(objs, demand, features, nodes, mode, cache, policy, per_node).run(progress)
+    out = PodSimulator(objs, demand, features, nodes, mode, cache, policy, per_node, tiebreak,
+                       variant).run(progress)
     out.seconds = time.perf_counter() - t0
     return out

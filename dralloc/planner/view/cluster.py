@@ -18,16 +18,16 @@ import networkx as nx
 from dralloc.errors import AllocationError, InputError
 from dralloc.features import DEFAULT_GATES as FEATURE_DEFAULTS
 from dralloc.features import Features
+from dralloc.inventory.fingerprint import Fingerprints, pool_names, read_attributes
 from dralloc.inventory.pools import Pool, PoolDevice
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.inventory.taints import untolerated_taint
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim, ResourceSlice
 from dralloc.planner.view.demand import Demand
-from dralloc.planner.view.fingerprint import Fingerprints, pool_names, read_attributes
 
-# Gates the planner turns on unless told otherwise: Kubernetes 1.36's, as every
-# command and the library (dralloc.features.DEFAULT_GATES).
+# Gates the planner turns on unless told otherwise: the default release's, as
+# every command and the library (dralloc.features.DEFAULT_GATES).
 DEFAULT_GATES = FEATURE_DEFAULTS
 
 
@@ -67,6 +67,7 @@ class Cluster:
     types: list[UnitType] = field(default_factory=list)
     units: list[Unit] = field(default_factory=list)
     nodes: list[NodeModel] = field(default_factory=list)
+    reps: list[Node] = field(default_factory=list)     # a node per fingerprint (nodes the allocator cannot tell apart)
     _kind_index: dict[tuple[frozenset[int], str], int] = field(default_factory=dict)
     _type_index: dict[UnitType, int] = field(default_factory=dict)
 
@@ -172,6 +173,7 @@ class ClusterBuilder:
             except AllocationError as e:
                 raise InputError(f"node {node.name}: {e}") from None
             seen[sig] = (len(self.cluster.nodes), pools)
+            self.cluster.reps.append(node)
             self._node(problem)
         return self.cluster
 
@@ -183,6 +185,7 @@ class ClusterBuilder:
                                     self.probes, allocated, self.features)
         except AllocationError as e:
             raise InputError(f"node {node.name}: {e}") from None
+        self.cluster.reps.append(node)
         self._node(problem)
         return self.cluster
 

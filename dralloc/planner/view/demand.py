@@ -9,10 +9,12 @@ order."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from dralloc.errors import InputError
 from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, Pod, ResourceClaim
+from dralloc.planner.objective import DEFAULT, Weights, make_weights
 
 REPLICAS = "planner.dralloc.dev/replicas"
 
@@ -36,6 +38,9 @@ class Workload:
 class Demand:
     types: list[ClaimType] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
+    objective: str = DEFAULT
+    values: dict[str, Fraction] | None = None
+    _weights: Weights | None = field(default=None, repr=False, compare=False)
 
     def queue(self) -> list[Workload]:
         return sorted(self.workloads, key=lambda w: (-w.priority, w.order))
@@ -43,17 +48,22 @@ class Demand:
     def total(self) -> int:
         return sum(w.replicas for w in self.workloads)
 
-    def weights(self) -> dict[int, int]:
-        """An integer weight per priority such that serving one more pod of a
-        priority is worth more than every pod of all lower priorities: the
-        weighted optimum is the lexicographic one."""
-        levels = sorted({w.priority for w in self.workloads})
-        out: dict[int, int] = {}
-        below = 0
-        for p in levels:
-            out[p] = below + 1
-            below += out[p] * sum(w.replicas for w in self.workloads if w.priority == p)
-        return out
+    def weighing(self) -> Weights:
+        """The objective's integer weight per workload's pod
+        (:mod:`dralloc.planner.objective`; ``priority``: one more pod of a
+        priority is worth more than every pod of all lower priorities, so the
+        weighted optimum is the lexicographic one)."""
+        if self._weights is None or len(self._weights.per_pod) != len(self.workloads):
+            self._weights = make_weights(self.objective, [(w.name, w.priority, w.replicas) for w in self.workloads],
+                                         self.values)
+        return self._weights
+
+    def weight(self, w: Workload) -> int:
+        return self.weighing().of(w.name)
+
+    def weigh(self, objective: str, values: dict[str, Fraction] | None = None) -> None:
+        """Use ``objective`` (``values``: units of one pod per workload, for gpus/devices)."""
+        self.objective, self.values, self._weights = objective, values, None
 
 
 def _check_claim(claim: ResourceClaim, where: str) -> None:

@@ -13,11 +13,13 @@ their PodGroup-level claims are shared claims of the group."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 from dralloc.errors import InputError
 from dralloc.gangs import Gang, GangReader
 from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, Pod, ResourceClaim
+from dralloc.planner.objective import DEFAULT, Weights, make_weights
 from dralloc.planner.view.demand import REPLICAS, one_device_claim
 
 
@@ -47,6 +49,10 @@ class PodsDemand:
     pods: list[PodDemand] = field(default_factory=list)
     shared: dict[str, ResourceClaim] = field(default_factory=dict)   # key -> claim as loaded
     gangs: dict[str, Gang] = field(default_factory=dict)             # key -> gang (all-or-nothing)
+    objective: str = DEFAULT                                          # what the optimum maximises
+    values: dict[str, Fraction] | None = None                         # gpus/devices: units of one pod
+    forced: frozenset[str] = frozenset()                              # pods above all others (a re-pack)
+    _weights: Weights | None = field(default=None, repr=False, compare=False)
 
     def queue(self) -> list[PodDemand]:
         return sorted(self.pods, key=lambda p: (-p.priority, p.order))
@@ -54,14 +60,24 @@ class PodsDemand:
     def total(self) -> int:
         return sum(p.replicas for p in self.pods)
 
-    def weights(self) -> dict[int, int]:
-        """Per priority, a weight above all pods of lower priorities together."""
-        out: dict[int, int] = {}
-        below = 0
-        for level in sorted({p.priority for p in self.pods}):
-            out[level] = below + 1
-            below += out[level] * sum(p.replicas for p in self.pods if p.priority == level)
-        return out
+    def weighing(self) -> Weights:
+        """The objective's integer weight per pod (:mod:`dralloc.planner.objective`),
+        computed again when pods were added."""
+        if self._weights is None or len(self._weights.per_pod) != len(self.pods):
+            self._weights = make_weights(self.objective, [(p.name, p.priority, p.replicas) for p in self.pods],
+                                         self.values, self.forced)
+        return self._weights
+
+    def weight(self, pod: PodDemand) -> int:
+        """The weight of one replica of ``pod`` in the objective."""
+        return self.weighing().of(pod.name)
+
+    def total_weight(self) -> int:
+        return sum(self.weight(p) * p.replicas for p in self.pods)
+
+    def weigh(self, objective: str, values: dict[str, Fraction] | None = None) -> None:
+        """Use ``objective`` (``values``: units of one pod, for gpus/devices)."""
+        self.objective, self.values, self._weights = objective, values, None
 
     def simple(self) -> bool:
         """One claim from a template per pod asking for one device: the case

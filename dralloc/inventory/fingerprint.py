@@ -1,4 +1,5 @@
-"""Identical nodes are analysed once. Two nodes are identical for the planner
+"""Identical nodes are analysed once (the planner, and the tie-break search of
+dralloc.audit.tiebreak). Two nodes are identical for the planner
 when their pools (in search order: slices by name or in input order, as the
 allocator variant walks them) hold the same slices, counter sets and devices, the same devices are allocated, and devices agree on everything the
 selectors of the classes and claims can read. Pool and node names differ;
