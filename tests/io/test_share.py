@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from dralloc.cluster import Cluster
 from dralloc.io import load, parse_object, share
@@ -92,6 +93,11 @@ def test_allocating_on_one_node_leaves_its_twin_alone(cluster_file: Path) -> Non
     dev = _devices(objs, "mig-0000", gen.GPU_DRIVER)[0]
     changed = dev.model_copy(update={"attributes": {**(dev.attributes or {}), "x": DeviceAttribute(int_=1)}})
     assert "x" in (changed.attributes or {}) and "x" not in (dev.attributes or {})
+    # a shared model refuses to be changed in place
+    with pytest.raises(ValidationError, match="frozen"):
+        dev.name = "other"
+    with pytest.raises(ValidationError, match="frozen"):
+        dev.capacity = {}
     assert [d.dump() for d in _devices(objs, "mig-0001", gen.GPU_DRIVER)] == before
 
 
