@@ -88,11 +88,11 @@ def _devices(devices: list[Any], tables: share.Tables) -> list[Device]:
                 built.append(dev)
             out.append(dev)
             continue
-        key = (given, values["name"], id(attrs), id(caps), id(cons))
-        hit = devices_seen.get(key)
+        whole = (given, values["name"], id(attrs), id(caps), id(cons))
+        hit = devices_seen.get(whole)
         if hit is None:
             hit = _first(tables, attrs, values, given) or _DEVICE(values, given)
-            tables.remember(devices_seen, key, hit)
+            tables.remember(devices_seen, whole, hit)
         out.append(hit)
     return out
 

@@ -9,6 +9,8 @@ uses it, under that device's path."""
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from dralloc.models import DeviceAttribute, DeviceCapacity
 from dralloc.models.resource import DeviceCounterConsumption
 from dralloc.validation import formats as f
@@ -73,7 +75,7 @@ class _Clean:
         self.seen[id(part)] = (part, value)
 
 
-_CLEAN_ATTRIBUTES, _CLEAN_CONSUMPTIONS = _Clean(), _Clean()
+_CLEAN_CONSUMPTIONS = _Clean()
 _CLEAN_CAPACITIES = {False: _Clean(), True: _Clean()}   # by allowMultipleAllocations
 CLEAN_MAPS = _Clean()   # attribute maps (value: values held), consumption lists
 CLEAN_CAPACITY_MAPS = {False: _Clean(), True: _Clean()}
@@ -116,7 +118,7 @@ def _consumption(c: Collector, cpath: str, cc: DeviceCounterConsumption) -> None
 
 def attributes(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> int:
     """Check a device's attributes; returns how many values they hold."""
-    known = CLEAN_MAPS.get(attrs)
+    known = known_map(attrs)
     if known is not None:
         return known
     before = len(c.findings)
@@ -126,34 +128,50 @@ def attributes(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> in
     return values
 
 
-_CLEAN_ENTRIES: dict[tuple[str, int], tuple[DeviceAttribute, int]] = {}   # (name, id(value)) -> (value, values)
+# Attribute values found clean: id(value) -> (value, values it holds). The
+# value is held, so a live object of that id is that value. Names found clean
+# beside them (a value's checks do not depend on its name).
+_CLEAN_VALUES: dict[int, tuple[DeviceAttribute, int]] = {}
+_CLEAN_NAMES: set[str] = set()
+_HELD = itemgetter(1)
+
+
+def known_map(attrs: dict[str, DeviceAttribute]) -> int | None:
+    """How many values ``attrs`` holds if it is known clean: the map itself,
+    or every name and value in it (a GPU's maps differ from its twins' in one
+    or two values: the rest are known), in one C-level pass; else None."""
+    known = CLEAN_MAPS.get(attrs)
+    if known is not None or not attrs.keys() <= _CLEAN_NAMES:
+        return known
+    try:
+        values: int = sum(map(_HELD, map(_CLEAN_VALUES.__getitem__, map(id, attrs.values()))))
+    except KeyError:
+        return None
+    CLEAN_MAPS.put(attrs, values)
+    return values
 
 
 def _attribute_map(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> int:
-    """A map's attributes (a GPU's maps differ in one or two: most entries
-    are known clean); returns how many values they hold."""
+    """Check every name and value; the clean ones are remembered."""
     values = 0
-    for name, attr in attrs.items():
-        hit = _CLEAN_ENTRIES.get((name, id(attr)))
-        if hit is None or hit[0] is not attr:
-            break
-        values += hit[1]
-    else:
-        return values
-    values = 0
+    if len(_CLEAN_VALUES) >= 1 << 16:
+        _CLEAN_VALUES.clear()
+    if len(_CLEAN_NAMES) >= 1 << 16:
+        _CLEAN_NAMES.clear()
     for name, attr in attrs.items():
         before = len(c.findings)
         if not f.known_qualified_name(name):
             f.qualified_name(c, f"{path}.attributes[{name}]", name, "attribute name")
-        n = _CLEAN_ATTRIBUTES.get(attr)
-        if n is None:
-            n = _attribute(c, f"{path}.attributes[{name}]", attr)
-            if len(c.findings) == before:
-                _CLEAN_ATTRIBUTES.put(attr, n)
         if len(c.findings) == before:
-            if len(_CLEAN_ENTRIES) >= 1 << 16:
-                _CLEAN_ENTRIES.clear()
-            _CLEAN_ENTRIES[(name, id(attr))] = (attr, n)
+            _CLEAN_NAMES.add(name)
+        hit = _CLEAN_VALUES.get(id(attr))
+        if hit is not None:
+            values += hit[1]
+            continue
+        before = len(c.findings)
+        n = _attribute(c, f"{path}.attributes[{name}]", attr)
+        if len(c.findings) == before:
+            _CLEAN_VALUES[id(attr)] = (attr, n)
         values += n
     return values
 

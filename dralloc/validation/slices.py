@@ -245,7 +245,7 @@ def _known_clean(d: Device) -> bool:
             or not f.is_dns_label(d.name)):
         return False
     attrs, caps, cons = d.attributes, d.capacity, d.consumes_counters
-    values = parts.CLEAN_MAPS.get(attrs) if attrs else 0
+    values = parts.known_map(attrs) if attrs else 0
     if values is None or values > MAX_ATTRIBUTE_VALUES:
         return False
     if len(attrs or ()) + len(caps or ()) > MAX_ATTRIBUTES_AND_CAPACITIES:
