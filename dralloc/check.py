@@ -13,7 +13,7 @@ from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Outcome, Status
 
 OPTIONAL = ("adminAccess", "tolerations", "bindingConditions", "bindingFailureConditions",
-            "shareID", "consumedCapacity")
+            "shareID", "consumedCapacity", "compatibilityGroups")
 # how a pass was established
 EQUAL = "equal answer"                    # the engine's answer is the expected one
 NAMED_DEFECT = "named defect"             # first-fit differs; the replay gives the expected answer through a named defect
@@ -96,11 +96,23 @@ def run_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
     (no admission: the format describes what the allocator is given, and
     Kubernetes' allocator test table gives it objects the API server would
     refuse; docs/inputs.md). The scenario's gates are taken as they are, in
-    ``kubernetes_version`` (default 1.37): it picks the variant unless the
-    scenario names one."""
+    ``kubernetes_version`` (default: the scenario's own, else 1.37): it picks
+    the variant unless the scenario names one."""
     return allocate(sc.objects, sc.node, sc.claims, allocated=sc.allocated, features=sc.features,
                     mode=mode, variant=sc.variant, admission=False,
-                    compare=compare, compare_time_limit=compare_time_limit, kubernetes_version=kubernetes_version)
+                    compare=compare, compare_time_limit=compare_time_limit,
+                    kubernetes_version=kubernetes_version or sc.kubernetes_version)
+
+
+def other_release(sc: Scenario, kubernetes_version: str | None) -> str:
+    """Why the scenario's answer is not the one asked for: it holds the answer
+    of the release it names (``kubernetes_version`` in the file), not of
+    ``kubernetes_version``; or ""."""
+    if sc.kubernetes_version is None or kubernetes_version is None:
+        return ""
+    if release(sc.kubernetes_version).version == release(kubernetes_version).version:
+        return ""
+    return f"the scenario holds Kubernetes {release(sc.kubernetes_version)}'s answer (its kubernetes_version)"
 
 
 def missing_gates(sc: Scenario, kubernetes_version: str | None) -> str:
@@ -119,7 +131,7 @@ def check_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
     if sc.skip_reason:
         res.skipped = sc.skip_reason
         return res
-    res.skipped = missing_gates(sc, kubernetes_version)
+    res.skipped = other_release(sc, kubernetes_version) or missing_gates(sc, kubernetes_version or sc.kubernetes_version)
     if res.skipped:
         return res
     if sc.expect is None:

@@ -18,7 +18,8 @@ DEFECTS = {d.id: d for d in (
     Defect("distinct-attribute-duplicates", "CT-12/T-19",
            "distinctAttribute remembers only the last device of each request, so a value can repeat"),
     Defect("match-attribute-stale-intersection", "CT-8/T-21",
-           "matchAttribute over list attributes never widens its intersection after backtracking"),
+           "matchAttribute over list attributes never widens its intersection after backtracking "
+           "(before Kubernetes 1.37)"),
     Defect("counter-leak-on-late-refusal", "T-11",
            "counters of a device refused after the counter check (taint, constraint, capacity) stay consumed"),
     Defect("shared-device-counter-leak", "T-12",

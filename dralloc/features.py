@@ -43,6 +43,9 @@ FLAGS_OF_GATES = {
     "DRAResourceClaimDeviceStatus": "device_status",
     "DRAConsumableCapacity": "consumable_capacity",
     "DRAListTypeAttributes": "list_type_attributes",
+    "DRAExtendedResource": "extended_resource",
+    "DRADerivedAttributes": "derived_attributes",            # 1.37 alpha, KEP-6080
+    "DRADeviceCompatibilityGroups": "compatibility_groups",  # 1.37 alpha, KEP-5963
 }
 GATES: dict[str, str | None] = {
     **FLAGS_OF_GATES,
@@ -51,6 +54,10 @@ GATES: dict[str, str | None] = {
 
 # Flags that only take part in choosing the variant (no engine reads them).
 SELECTION_ONLY = frozenset({"device_status"})
+# Flags of the scheduler, not of its allocator: they take no part in choosing
+# the variant, and the allocation engines do not read them (the pod's claims
+# do: DRAExtendedResource, dralloc.extended).
+SCHEDULER_FLAGS = frozenset({"extended_resource"})
 
 KUBERNETES_RELEASE = DEFAULT_RELEASE
 # The gates a default cluster of the default release has on (its
@@ -79,6 +86,9 @@ class Features:
     consumable_capacity: bool = False
     list_type_attributes: bool = False
     device_status: bool = False
+    extended_resource: bool = False
+    derived_attributes: bool = False
+    compatibility_groups: bool = False
     kubernetes_version: str = DEFAULT_RELEASE
 
     @classmethod
@@ -190,14 +200,15 @@ class Features:
 
     def pick(self) -> VariantSpec:
         """The release's variant for these flags (:meth:`dralloc.release.Release.pick`)."""
-        return _pick(self.kubernetes_version, frozenset(f for f in _FLAG_NAMES if getattr(self, f)))
+        return _pick(self.kubernetes_version, frozenset(f for f in _ALLOCATOR_FLAGS if getattr(self, f)))
 
     def supported_by(self, variant: Variant) -> bool:
         return self.enabled() <= _SUPPORTED[variant]
 
 
 _FLAG_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Features) if f.name != "kubernetes_version")
-_ENGINE_FLAGS: tuple[str, ...] = tuple(f for f in _FLAG_NAMES if f not in SELECTION_ONLY)
+_ALLOCATOR_FLAGS: tuple[str, ...] = tuple(f for f in _FLAG_NAMES if f not in SCHEDULER_FLAGS)
+_ENGINE_FLAGS: tuple[str, ...] = tuple(f for f in _ALLOCATOR_FLAGS if f not in SELECTION_ONLY)
 
 
 @lru_cache(maxsize=256)

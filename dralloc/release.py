@@ -67,6 +67,8 @@ GATE_STAGES: dict[str, tuple[Stage, ...]] = {
     "DRAAdminAccess": (_s("1.32", ALPHA, False), _s("1.34", BETA, True), _s("1.36", GA, True, True)),
     "DRAConsumableCapacity": (_s("1.34", ALPHA, False), _s("1.36", BETA, True)),
     "DRADeviceBindingConditions": (_s("1.34", ALPHA, False), _s("1.36", BETA, True)),
+    "DRADeviceCompatibilityGroups": (_s("1.37", ALPHA, False),),
+    "DRADerivedAttributes": (_s("1.37", ALPHA, False),),
     "DRADeviceTaints": (_s("1.33", ALPHA, False), _s("1.36", BETA, True), _s("1.37", GA, True)),
     "DRAExtendedResource": (_s("1.34", ALPHA, False), _s("1.36", BETA, True), _s("1.37", GA, True, True)),
     "DRAListTypeAttributes": (_s("1.36", ALPHA, False),),
@@ -116,15 +118,24 @@ VARIANTS: dict[str, tuple[VariantSpec, ...]] = {
     "1.36": (VariantSpec("stable", _BASIC, "stable"),
              VariantSpec("incubating", _SHARING, "incubating"),
              VariantSpec("experimental", _SHARING | {"list_type_attributes"}, "experimental")),
+    # 1.37's allocator alphas (KEP-6080 derived attributes, KEP-5963
+    # compatibility groups) are in no allocator source dralloc follows yet:
+    # dralloc puts them where every new allocator feature goes first
+    # (docs/engine.md, "Kubernetes 1.37's alpha allocator features").
     "1.37": (VariantSpec("stable", _BASIC, "stable"),
              VariantSpec("incubating", _SHARING, "incubating"),
-             VariantSpec("experimental", _SHARING | {"list_type_attributes"}, "experimental")),
+             VariantSpec("experimental", _SHARING | {"list_type_attributes", "derived_attributes",
+                                                      "compatibility_groups"}, "experimental")),
 }
 
 # Allocator code that changed between releases without a gate of its own: a
 # defect id (dralloc.defects) -> the first release whose allocator no longer
 # has it. Engines ask Features.has_defect(id).
-FIXED_DEFECTS: dict[str, str] = {}
+FIXED_DEFECTS: dict[str, str] = {
+    # KEP-5491's second alpha: matchAttribute over list attributes restores its
+    # intersection on backtracking (kubernetes/kubernetes#140300, fixed by #140325)
+    "match-attribute-stale-intersection": "1.37",
+}
 
 # Releases whose allocator sees DRAResourceClaimDeviceStatus as a flag of its own.
 SEPARATE_DEVICE_STATUS = frozenset({"1.34"})
@@ -162,7 +173,17 @@ FIELDS: dict[tuple[str, str], tuple[str, str | None]] = {
     ("ResourceSlice", "spec.devices[].nodeAllocatableResources"): ("1.37", None),
     ("DeviceTaintRule", "spec.deviceSelector.deviceClassName"): ("1.33", "1.34"),
     ("DeviceTaintRule", "spec.deviceSelector.selectors"): ("1.33", "1.34"),
+    # 1.37's allocator alphas (KEP-5963, KEP-6080)
+    ("ResourceSlice", "spec.devices[].consumesCounters[].compatibilityGroups"): ("1.37", None),
+    ("ResourceClaim", "status.allocation.devices.results[].compatibilityGroups"): ("1.37", None),
+    ("ResourceClaim", "spec.devices.requests[].exactly.derivedAttributes"): ("1.37", None),
+    ("ResourceClaim", "spec.devices.requests[].firstAvailable[].derivedAttributes"): ("1.37", None),
+    ("ResourceClaimTemplate", "spec.spec.devices.requests[].exactly.derivedAttributes"): ("1.37", None),
+    ("ResourceClaimTemplate", "spec.spec.devices.requests[].firstAvailable[].derivedAttributes"): ("1.37", None),
 }
+# The first release whose scheduler knows compatibility groups: with the gate
+# off it skips the devices that declare them (older ones never see the field).
+COMPATIBILITY_GROUPS_KNOWN = "1.37"
 
 
 def _range_text(first: str, last: str | None) -> str:

@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("models",),
     ("io", "cel"),
     ("validation", "formats", "inventory"),
-    ("checker", "gangs"),
+    ("checker", "gangs", "extended"),
     ("encoders",),
     ("defects",),
     ("solver",),

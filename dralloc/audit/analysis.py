@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from dralloc.audit.state import ClusterState
 from dralloc.checker.rules import with_allocation
 from dralloc.cluster import Cluster
-from dralloc.cluster.pods import refused_by
+from dralloc.cluster.pods import answered, for_node, refused_by
 from dralloc.errors import InputError
 from dralloc.features import Features, Variant
 from dralloc.models import Node, Pod, ResourceClaim
@@ -76,6 +76,24 @@ class PendingAnalysis:
         held = [c for c in self.state.claims_of(pod) if c.status is not None and c.status.allocation is not None]
         return [n for n in nodes if _admits(held, n)] if held else nodes
 
+    def as_given(self, node: Node, claims: list[ResourceClaim]) -> bool:
+        """Whether the scheduler asks for ``claims`` on ``node`` as they are:
+        no extended-resource claim among them that the node's device
+        plugins change (what the joint model, built once per pod, assumes)."""
+        got, built, share, _ = for_node(node, claims, self.cluster.extended())
+        return share is None or (len(got) == len(claims) and not share.plugin and not share.missing
+                                 and all(self._same(c, built.get(c.key)) for c in got))
+
+    @staticmethod
+    def _same(c: ResourceClaim, built: ResourceClaim | None) -> bool:
+        return built is None or built.spec == c.spec
+
+    def refusal(self, node: Node, claims: list[ResourceClaim]) -> str | None:
+        """Why the pod's extended resources do not fit ``node`` (neither DRA
+        nor a device plugin with enough free serves one), or None."""
+        _, _, share, _ = for_node(node, claims, self.cluster.extended())
+        return share.refusal(node.name) if share is not None else None
+
     def try_on(self, node: Node, claims: list[ResourceClaim]) -> Outcome | None:
         if not self.budget.take():
             return None
@@ -90,8 +108,10 @@ class PendingAnalysis:
         for n in nodes:
             out = self.try_on(n, claims)
             if out is not None and out.ok and out.allocations is not None:
-                done = [with_allocation(c, a) for c, a in zip(claims, out.allocations, strict=True)]
+                done = [with_allocation(c, a) for c, a in zip(answered(out, claims), out.allocations, strict=True)]
                 for c in done:
                     self.cluster.record(c)
+                if out.device_plugin:
+                    self.cluster.take_plugin(n.name, out.device_plugin)
                 return n, done
         return None

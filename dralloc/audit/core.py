@@ -28,7 +28,7 @@ def verify_state(objects: ObjectSet, features: Features | None = None, variant: 
     ``kubernetes_version`` (default 1.37), whose variant is used."""
     objects = admit(objects)
     features = Features.of(features, kubernetes_version)
-    state = ClusterState.build(objects)
+    state = ClusterState.build(objects, features)
     report = Report(checked_claims=len(state.claims))
     report.findings.extend(error("input", "", str(e)) for e in objects.errors)
     allocated = state.allocated()
@@ -38,6 +38,9 @@ def verify_state(objects: ObjectSet, features: Features | None = None, variant: 
             progress("allocated claims checked", i + 1, len(allocated))
         report.findings.extend(_claim_findings(state, claim, features, variant))
     report.findings.extend(check_shared(objects.slices, allocated, features, variant or features.variant()))
+    from dralloc.audit.extended import check_extended
+
+    report.findings.extend(check_extended(state))
     rule_findings = [f for f in report.findings if f.level == ERROR]
     if compare:
         from dralloc.audit.kubecompare import compare_with_kubernetes

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from dralloc.checker.rules import verify_allocation, with_allocation
-from dralloc.encoders import attributes, choice, counters, devices
+from dralloc.encoders import choice, devices
 from dralloc.encoders.linear import NeedsReplay
-from dralloc.encoders.model import Encoding
+from dralloc.encoders.model import Encoding, add_rules
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
@@ -83,9 +83,7 @@ def _encode_node(model: cp_model.CpModel, objs: ObjectSet, node: Node, groups: l
         problem = build_problem(objs.slices, objs.classes, node, claims, allocated, features, variant)
         enc = Encoding(problem, model, optional_claims=True)
         choice.add_choices(enc)
-        devices.add_device_sharing(enc)
-        counters.add_counters(enc)
-        attributes.add_attribute_constraints(enc)
+        add_rules(enc)
     except (AllocationError, NeedsReplay):
         return None
     return _NodeModel(node, enc, slots)

@@ -86,7 +86,7 @@ def _bare(u: Unit) -> list[ResourceClaim]:
 
 def _run(cluster: Cluster, u: Unit) -> Answer:
     """The Kubernetes search for the unit's claims on the cluster as it was then."""
-    return _answer(cluster.allocate(u.node, _bare(u), mode="replay"))
+    return _answer(cluster.allocate(u.node, _bare(u), mode="replay", build=False))
 
 
 def _run_with(objs: ObjectSet, u: Unit, held: list[ResourceClaim], features: Features, variant: Variant) -> Answer:
@@ -106,7 +106,8 @@ def _alternatives(features: Features) -> list[tuple[Features, Variant]]:
     rel = features.kubernetes_version   # the alternatives are of the same release
     every = Features.all(rel)
     alts += [(Features(kubernetes_version=rel), Variant.STABLE), (every, Variant.EXPERIMENTAL),
-             (replace(every, list_type_attributes=False), Variant.INCUBATING)]
+             (replace(every, list_type_attributes=False, derived_attributes=False, compatibility_groups=False),
+              Variant.INCUBATING)]
     return [(f, v) for f, v in alts if (f, v) != (features, features.variant())]
 
 

@@ -130,7 +130,7 @@ def _joint(pa: PendingAnalysis, todo: list[_Pending], held: list[ResourceClaim])
     wide = sum(len(p.nodes) for p in todo) <= MAX_JOINT_PAIRS
     groups = []
     for p in todo:
-        nodes = tuple(n for n in p.nodes if wide or n.name in p.now)
+        nodes = tuple(n for n in p.nodes if (wide or n.name in p.now) and pa.as_given(n, p.claims))
         if p.claims and nodes:
             groups.append(Group(pod_key(p.pod), tuple(p.claims), nodes))
     hint = {pod_key(p.pod): p.now[0] for p in todo if p.now}
@@ -263,6 +263,9 @@ def _why_not(pa: PendingAnalysis, node: Node, claims: list[ResourceClaim]) -> st
     from dralloc.solver.explain import minimal_core, render
     from dralloc.solver.explain_counts import candidate_report
 
+    refused = pa.refusal(node, claims)
+    if refused is not None:
+        return refused
     try:
         problem = pa.cluster.problem(node, claims)
     except AllocationError as e:

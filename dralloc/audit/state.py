@@ -2,7 +2,10 @@
 on which node, and which node each allocated claim is checked against. A
 pod's entry that is its PodGroup's claim is the group's one claim
 (:mod:`dralloc.gangs`, as every command reads it); one not created yet is
-made for the group (``<group>-<entry>``) and shared by its pods."""
+made for the group (``<group>-<entry>``) and shared by its pods. A pod's
+extended resources a DeviceClass serves have the scheduler's
+extended-resource claim (:mod:`dralloc.extended`): the one its status names
+(or that it owns), else, for a pod not on a node, one made for it."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ from dataclasses import dataclass, field
 
 from dralloc.checker.finding import WARNING, Finding
 from dralloc.errors import InputError
+from dralloc.extended import Demand, ExtendedReader
+from dralloc.features import Features
 from dralloc.gangs import GangReader
 from dralloc.inventory.nodesel import NodeSelectorError, selector_matches
 from dralloc.io.loader import ObjectSet
@@ -43,11 +48,15 @@ class ClusterState:
     made: dict[str, ResourceClaim] = field(default_factory=dict)          # group claims not created yet
     group_keys: set[str] = field(default_factory=set)                     # claims that are a PodGroup's
     findings: list[Finding] = field(default_factory=list)
+    extended: ExtendedReader | None = None                                # extended resources through DRA
+    demands: dict[str, Demand] = field(default_factory=dict)              # pod key -> its extended resources
+    extended_missing: set[str] = field(default_factory=set)               # pods whose extended claim is not made
     _by_device: dict[tuple[str, str, str], str] | None = field(default=None, repr=False)
 
     @classmethod
-    def build(cls, objs: ObjectSet) -> ClusterState:
+    def build(cls, objs: ObjectSet, features: Features | None = None) -> ClusterState:
         st = cls(objs, {c.key: c for c in objs.claims})
+        st.extended = ExtendedReader.of(objs, features or Features.default())
         gangs = GangReader(objs)
         for pod in objs.pods:
             pk = pod_key(pod)
@@ -72,7 +81,29 @@ class ClusterState:
                     continue
                 st.pod_claims[pk].append(key)
                 st.users.setdefault(key, []).append(pod)
+        for pod in objs.pods:
+            st._extended_claim(pod)    # last, as the scheduler orders it
         return st
+
+    def _extended_claim(self, pod: Pod) -> None:
+        """The pod's extended-resource claim, when DRA may serve one of its
+        extended resources: the one recorded, else (not made yet) noted."""
+        try:
+            demand = self.extended.demand(pod) if self.extended is not None else None
+        except InputError as e:
+            self.findings.append(Finding(WARNING, "extended-resources", pod_key(pod), str(e),
+                                         (f"Pod {pod_key(pod)}",), ("spec.containers",)))
+            return
+        if demand is None:
+            return
+        pk = pod_key(pod)
+        self.demands[pk] = demand
+        found = self.extended.recorded(pod) if self.extended is not None else None
+        if found is not None and found.key in self.claims:
+            self.pod_claims[pk].append(found.key)
+            self.users.setdefault(found.key, []).append(pod)
+        elif demand.dra:
+            self.extended_missing.add(pk)
 
     def claim(self, key: str) -> ResourceClaim:
         """A claim the state holds, or a group claim made for it."""
@@ -138,7 +169,8 @@ class ClusterState:
             claims = self.claims_of(pod)
             unalloc = [c for c in claims if c.status is None or c.status.allocation is None]
             waits = not pod.spec.node_name and any(c.key in self.group_keys for c in claims)
-            if unalloc or self.missing.get(pod_key(pod)) or waits:
+            extended = not pod.spec.node_name and pod_key(pod) in self.extended_missing
+            if unalloc or self.missing.get(pod_key(pod)) or waits or extended:
                 out.append(pod)
         return out
 
@@ -158,4 +190,7 @@ class ClusterState:
             spec: ResourceClaimSpec = tmpl.spec.spec
             out.append(ResourceClaim(metadata=ObjectMeta(name=f"{pod.name}-{entry}", namespace=pod.namespace),
                                      spec=spec))
+        demand = self.demands.get(pod_key(pod))
+        if pod_key(pod) in self.extended_missing and demand is not None and self.extended is not None:
+            out.append(self.extended.claim_for(pod, demand, {c.key for c in out}))
         return out

@@ -39,7 +39,8 @@ from dralloc.audit.analysis import Budget
 from dralloc.audit.answers import Kube, budget_spent
 from dralloc.checker.rules import with_allocation
 from dralloc.cluster import Cluster
-from dralloc.cluster.pods import is_allocated, on_node
+from dralloc.cluster.pods import answered, is_allocated, on_node
+from dralloc.extended import allocatable, is_extended_claim
 from dralloc.inventory.fingerprint import node_fingerprint, pool_names, read_attributes
 from dralloc.models import AllocationResult, Node, ResourceClaim
 
@@ -131,6 +132,7 @@ class Undecided(Exception):
 class _Step:
     node: Node
     claims: list[ResourceClaim]               # the pod's claims as allocated there
+    plugin: dict[str, int] = field(default_factory=dict)   # what the node's device plugins give the pod
 
 
 @dataclass
@@ -150,6 +152,7 @@ class _Search:
     _base: dict[str, int | tuple[str, str]] = field(default_factory=dict)
     _ids: dict[Hashable, int] = field(default_factory=dict)       # fingerprint -> a small number
     _state0: dict[str, Hashable] = field(default_factory=dict)   # untouched node-local nodes
+    _plugin: dict[tuple[str, tuple[str, ...]], dict[str, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.window = feasible_nodes_to_find(len(self.cluster.nodes()) or len(self.nodes))
@@ -192,10 +195,17 @@ class _Search:
             for r in (alloc.devices.results or []) if alloc and alloc.devices else []:
                 if (r.driver, r.pool) in pos:
                     out.append((role, r.driver, pos[(r.driver, r.pool)], r.device))
-        key = (base, tuple(sorted(out)))
+        key = (base, tuple(sorted(out)), self._devices_of_plugins(node))
         if fixed:
             self._state0[node.name] = key
         return key
+
+    def _devices_of_plugins(self, node: Node) -> Hashable:
+        """What the node's device plugins advertise and hand out, where a
+        pod of the cycle asks for extended resources (else nothing)."""
+        if not any(is_extended_claim(c) for p in self.pods for c in p.claims):
+            return ()
+        return (tuple(sorted(allocatable(node).items())), tuple(sorted(self.cluster.plugin_used(node.name).items())))
 
     # ------------------------------------------------------------ one pod
 
@@ -214,11 +224,12 @@ class _Search:
                 raise Undecided(f"Kubernetes' search on node {node.name} stopped at the replay's time limit")
             return out
 
-        out = on_node(node, claims, "replay", run)   # type: ignore[arg-type]
+        out = on_node(node, claims, "replay", run, self.cluster.extended())   # type: ignore[arg-type]
         if not out.ok or out.allocations is None:
             return False, 0, []
-        new = [(c, a) for c, a in zip(claims, out.allocations, strict=True) if not is_allocated(c)]
+        new = [(c, a) for c, a in zip(answered(out, claims), out.allocations, strict=True) if not is_allocated(c)]
         done = [with_allocation(c, a) for c, a in new]
+        self._plugin[(node.name, tuple(c.key for c in claims))] = dict(out.device_plugin)
         return True, dra_score([c for c, _ in new], [a for _, a in new]), done
 
     def options(self, i: int, touched: set[str]) -> list[_Step]:
@@ -243,7 +254,7 @@ class _Search:
                 classes.add(key)
                 fits, _, done = self.call(node, claims)
                 if fits:
-                    out.append(_Step(node, done))
+                    out.append(_Step(node, done, self._plugin.get((node.name, tuple(c.key for c in claims)), {})))
         return out
 
     # ------------------------------------------------------------ the cycle
@@ -268,6 +279,8 @@ class _Search:
                 if step is not None:
                     for c in step.claims:
                         self.cluster.record(c)
+                    if step.plugin:
+                        self.cluster.take_plugin(step.node.name, step.plugin)
                 nxt = {**placed, self.pods[i].key: step.node.name} if step is not None else placed
                 found |= self.outcomes(i + 1, nxt)
             if found == {True, False}:

@@ -4,6 +4,7 @@
 an expression once; ``CompiledSelector.evaluate(DeviceView)`` returns the
 verdict, cached by the projection of the device fields the expression reads."""
 
+from dralloc.cel.derived import CompiledDerived, compile_derived
 from dralloc.cel.device import DeviceView
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
 from dralloc.cel.library import COST_LIMIT
@@ -14,6 +15,6 @@ from dralloc.cel.selector import (
 )
 
 __all__ = [
-    "COST_LIMIT", "CELCompileError", "CELError", "CELRuntimeError", "CompiledSelector",
-    "DeviceView", "MAX_EXPRESSION_LENGTH", "compile_selector",
+    "COST_LIMIT", "CELCompileError", "CELError", "CELRuntimeError", "CompiledDerived", "CompiledSelector",
+    "DeviceView", "MAX_EXPRESSION_LENGTH", "compile_derived", "compile_selector",
 ]

@@ -162,18 +162,27 @@ class CompiledSelector:
         self.height = height(ast)
         try:
             with room(self.height):
-                rtype = check(ast)
-                if not result_type_ok(rtype):
-                    raise CELCompileError(f"must evaluate to bool or the unknown type, not {rtype}")
+                self._check_result(check(ast))
                 self._program = compile_node(ast)
                 self.paths = frozenset(reads(ast))
         except CELRuntimeError as e:  # raised by the compiler for malformed macros
             raise CELCompileError(f"ERROR: <input>:1:1: {e}") from None
         self.projection_key: KeyFn = projection(set(self.paths))
-        self._cache: dict[Any, bool | CELRuntimeError] = {}
+        self._cache: dict[Any, Any] = {}
         self.evaluations = 0
 
-    def evaluate(self, device: DeviceView) -> bool:
+    def _check_result(self, rtype: str) -> None:
+        """Refuse an expression whose static type cannot be a verdict."""
+        if not result_type_ok(rtype):
+            raise CELCompileError(f"must evaluate to bool or the unknown type, not {rtype}")
+
+    def _finish(self, value: Any) -> Any:
+        """The evaluation's answer (a runtime error value when it has none)."""
+        if value is True or value is False:
+            return bool(value)
+        return CELRuntimeError(f"CEL result of type {type_name(value)} could not be converted to bool")
+
+    def evaluate(self, device: DeviceView) -> Any:
         """The verdict for ``device``; raises CELRuntimeError (fatal for the allocation)."""
         err = device.memo.get("err")
         if err is None:
@@ -188,11 +197,11 @@ class CompiledSelector:
             if len(cache) >= VERDICT_CACHE_SIZE:
                 del cache[next(iter(cache))]
             cache[key] = r
-        if r is True or r is False:
-            return r
-        raise r
+        if isinstance(r, CELRuntimeError):
+            raise r
+        return r
 
-    def _run(self, device: DeviceView) -> bool | CELRuntimeError:
+    def _run(self, device: DeviceView) -> Any:
         self.evaluations += 1
         env = Env({"device": device.cel_value()})
         try:
@@ -203,11 +212,9 @@ class CompiledSelector:
                 value = run_metered(self._program, env)
         except CELRuntimeError as e:
             return e
-        if value is True or value is False:
-            return bool(value)
-        return CELRuntimeError(f"CEL result of type {type_name(value)} could not be converted to bool")
+        return self._finish(value)
 
-    def evaluate_uncached(self, device: DeviceView) -> bool:
+    def evaluate_uncached(self, device: DeviceView) -> Any:
         """Evaluate without the verdict cache (for tests and benchmarks)."""
         err = device.attribute_error()
         if err:

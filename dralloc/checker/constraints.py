@@ -3,11 +3,11 @@ Kubernetes' incremental bookkeeping, so its defects show up as violations)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from dralloc.checker.finding import Finding, error
-from dralloc.inventory.attributes import as_set, lookup_attribute, scalar
+from dralloc.inventory.attributes import as_set, constraint_attribute, scalar
 from dralloc.models import Device, DeviceAttribute, DeviceConstraint, DeviceRequestAllocationResult
 
 
@@ -45,7 +45,7 @@ def check_constraints(claim: str, constraints: Sequence[DeviceConstraint],
         devs = [(r, src) for r, src in held if src is not None and _applies(c, r.request)]
         attrs: list[tuple[DeviceRequestAllocationResult, DeviceAttribute]] = []
         for r, src in devs:
-            a = lookup_attribute(src.device, src.driver, name)
+            a = constraint_attribute(src.device, src.driver, name, src.derived)
             if a is None:
                 out.append(error("match-attribute" if c.match_attribute else "distinct-attribute", claim,
                                  f"device {_label(r)} (request {r.request}) has no attribute {name}, "
@@ -60,11 +60,13 @@ def check_constraints(claim: str, constraints: Sequence[DeviceConstraint],
 
 
 class DeviceAttrSource:
-    """What a constraint reads of a device: the device and its driver."""
+    """What a constraint reads of a device: the device, its driver and the
+    derived attributes of the request that took it (KEP-6080)."""
 
-    def __init__(self, device: Device, driver: str) -> None:
+    def __init__(self, device: Device, driver: str, derived: Mapping[str, DeviceAttribute] | None = None) -> None:
         self.device = device
         self.driver = driver
+        self.derived = derived
 
 
 def _match(claim: str, i: int, name: str, attrs: list[tuple[DeviceRequestAllocationResult, DeviceAttribute]],

@@ -11,7 +11,10 @@ it writes for that request and device (spec OUT-3, OUT-4, DC-17, DC-18):
 * ``consumedCapacity`` -- on a shared device, what the request consumes of
   every capacity the device declares (CC-5); absent otherwise;
 * the request's capacity requests fit the device and its request policy at
-  all (CC-1), shared or not.
+  all (CC-1), shared or not;
+* ``compatibilityGroups`` -- with DRADeviceCompatibilityGroups on, the
+  device's groups per counter set as its slice declares them (counter sets
+  without groups left out; absent when it declares none); absent with it off.
 
 Uniqueness of share IDs across claims and the sums over shares are rules over
 all claims together (:mod:`dralloc.checker.shared`)."""
@@ -29,6 +32,7 @@ from dralloc.inventory.capacity import (
     consumed_from_request,
     request_over_capacity_ok,
 )
+from dralloc.inventory.compat import snapshot
 from dralloc.inventory.pools import PoolDevice
 from dralloc.inventory.requests import RequestSpec
 from dralloc.models import Device, DeviceRequestAllocationResult, DeviceToleration
@@ -51,7 +55,7 @@ def check_result_fields(claim: str, r: Res, j: int, pd: PoolDevice, spec: Reques
     fp = f"status.allocation.devices.results[{j}]"
     out: list[Finding] = []
     for rule, field, message in (*_admin(r, spec), *_tolerations(r, spec), *_binding(r, pd.device, features),
-                                 *_share(r, pd.device, spec, features, variant)):
+                                 *_share(r, pd.device, spec, features, variant), *_groups(r, pd.device, features)):
         out.append(error(rule, claim, f"device {lab} (request {r.request}): {message}", (lab,), (f"{fp}.{field}",)))
     return out
 
@@ -97,6 +101,17 @@ def _binding(r: Res, device: Device, features: Features) -> list[Problem]:
             why = "the device's" if features.binding_conditions else "none (DRADeviceBindingConditions off)"
             out.append(("binding-conditions", name, f"{name} is {list(got or [])}, Kubernetes writes {why}: {want}"))
     return out
+
+
+def _groups(r: Res, device: Device, features: Features) -> list[Problem]:
+    want = snapshot(device) if features.compatibility_groups else None
+    got = {cs: list(g) for cs, g in (r.compatibility_groups or {}).items()} or None
+    if got == want:
+        return []
+    why = "the device's groups per counter set" if features.compatibility_groups else \
+        "none (DRADeviceCompatibilityGroups off)"
+    return [("compatibility-groups-record", "compatibilityGroups", f"compatibilityGroups is {got or {}}, Kubernetes "
+             f"records {why}: {want or {}}")]
 
 
 def _share(r: Res, device: Device, spec: RequestSpec, features: Features, variant: Variant) -> list[Problem]:

@@ -38,6 +38,8 @@ RULES = {
     "pod-node": "the pods using the claim run on existing nodes its nodeSelector admits",
     "claim-invalid": "the claim is one Kubernetes accepts for allocation",
     "kubernetes-answer": "the cluster's answer equals the Kubernetes allocator's (replayed)",
+    "extended-resources": "a pod's extended resources a DeviceClass serves have the extended-resource claim "
+                          "kube-scheduler makes on its node (requests, allocation, the pod status' mapping)",
     "pending": "why a pending pod's (or gang's) claims are not allocated, and whether they fit",
     "input": "the state can be read",
 }

@@ -8,7 +8,7 @@ node it is used on."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from dralloc.checker.claimcounts import check_counts
@@ -26,6 +26,7 @@ from dralloc.inventory.requests import MAX_RESULTS, RequestSlot, RequestSpec
 from dralloc.inventory.taints import untolerated_taint
 from dralloc.models import (
     AllocationResult,
+    DeviceAttribute,
     DeviceClass,
     DeviceRequestAllocationResult,
     Node,
@@ -120,6 +121,7 @@ def _device_findings(ctx: ClaimContext, r: Res, j: int, pd: PoolDevice, spec: Re
         why = f"cannot be evaluated: {e}"
     if why is not None:
         rule = ("binding-conditions" if "binding conditions" in why
+                else "compatibility-groups-gate" if "compatibility groups" in why
                 else "device-on-node" if "not available on node" in why else "selector")
         out.append(error(rule, ctx.key, f"device {lab} (request {r.request}) {why}",
                          (lab, f"DeviceClass {spec.device_class_name}"), (fp,)))
@@ -130,6 +132,17 @@ def _device_findings(ctx: ClaimContext, r: Res, j: int, pd: PoolDevice, spec: Re
                              f"{taint.effect} which request {r.request} does not tolerate", (lab,), (fp,)))
     out.extend(check_result_fields(ctx.key, r, j, pd, spec, features, variant))
     return out
+
+
+def _derived(ctx: ClaimContext, pd: PoolDevice, spec: RequestSpec | None) -> Mapping[str, DeviceAttribute] | None:
+    """The request's derived attributes on the device (KEP-6080); None when
+    they cannot be had (the device is not selectable: reported elsewhere)."""
+    if ctx.problem is None or spec is None or not spec.derived:
+        return None
+    try:
+        return ctx.problem.selectable.derived(pd, spec)
+    except AllocationError:
+        return None
 
 
 def check_claim(slices: list[ResourceSlice], classes: Sequence[DeviceClass], node: Node, claim: ResourceClaim,
@@ -151,10 +164,10 @@ def check_claim(slices: list[ResourceSlice], classes: Sequence[DeviceClass], nod
         pd, problem = _locate(ctx, r, slices)
         if problem is not None:
             out.append(problem)
-        held.append((r, DeviceAttrSource(pd.device, pd.pool.driver) if pd else None))
+        slot, spec = ctx.spec_for(r.request)
+        held.append((r, DeviceAttrSource(pd.device, pd.pool.driver, _derived(ctx, pd, spec)) if pd else None))
         if pd is not None:
             located.append((pd.slice, pd))
-        slot, spec = ctx.spec_for(r.request)
         if ctx.problem is not None and spec is None:
             out.append(error("request", ctx.key, f"result for device {label(r)} names request {r.request!r}, "
                              "which the claim does not have", (label(r),),

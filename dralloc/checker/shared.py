@@ -1,6 +1,8 @@
 """Rules over all allocated claims together: no device held twice (unless
-admin access or consumable capacity allows it), shares within capacity, and
-counter sets not overdrawn. Pools are keyed by (driver, pool name)."""
+admin access or consumable capacity allows it), shares within capacity,
+counter sets not overdrawn, and (DRADeviceCompatibilityGroups) the devices
+drawing from one counter set sharing a compatibility group, each with the
+groups its result recorded. Pools are keyed by (driver, pool name)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from fractions import Fraction
 
 from dralloc.checker.finding import Finding, error
 from dralloc.features import Features, Variant
+from dralloc.inventory.compat import Groups, describe, groups_of
 from dralloc.models import Device, DeviceRequestAllocationResult, ResourceClaim, ResourceSlice
 from dralloc.quantity import amount_text
 
@@ -66,6 +69,38 @@ def check_shared(slices: Iterable[ResourceSlice], claims: Iterable[ResourceClaim
         if dev is not None and sharing:
             out.extend(_capacity(dev_id, holders, dev))
     out.extend(_counters(idx, held, features))
+    if features.compatibility_groups and features.partitionable_devices:
+        out.extend(_compatibility(idx, held))
+    return out
+
+
+def _compatibility(idx: PoolIndex, held: dict[DeviceID, list[tuple[str, Res]]]) -> list[Finding]:
+    """KEP-5963: the groups of the devices on one counter set intersect."""
+    members: dict[tuple[str, str, str], list[tuple[str, Groups]]] = {}
+    for dev_id, holders in sorted(held.items()):
+        dev = idx.devices.get(dev_id)
+        users = [r for _, r in holders if not r.admin_access]
+        if dev is None or not users:
+            continue
+        recorded: dict[str, list[str]] = {}
+        for r in users:
+            for cs, groups in (r.compatibility_groups or {}).items():
+                recorded.setdefault(cs, groups)
+        for cc in dev.consumes_counters or []:
+            members.setdefault((dev_id[0], dev_id[1], cc.counter_set), []).append(
+                (dev_id[2], groups_of(recorded.get(cc.counter_set))))
+    out = []
+    for (driver, pool, cs), items in sorted(members.items()):
+        common = items[0][1]
+        for _, g in items[1:]:
+            common = common & g
+        if common:
+            continue
+        shown = ", ".join(f"{name} {describe(g)}" for name, g in items)
+        out.append(error("compatibility-groups", "", f"the devices drawing from counter set {cs} of pool "
+                         f"{driver}/{pool} share no compatibility group ({shown})", (f"{driver}/{pool}/{cs}",),
+                         ("status.allocation.devices.results[].compatibilityGroups",
+                          "spec.devices[].consumesCounters[].compatibilityGroups")))
     return out
 
 

@@ -120,13 +120,29 @@ def table(claims: list[ResourceClaim], out: Outcome, wide: bool = False) -> str:
     return common.format_table(head, rows)
 
 
-def _print(claims: list[ResourceClaim], out: Outcome, fmt: str) -> None:
+def pod_status_document(pod: str, claims: list[ResourceClaim], out: Outcome) -> dict[str, Any] | None:
+    """The pod's ``status.extendedResourceClaimStatus`` as the scheduler
+    writes it with the claim it made for the pod's extended resources, or
+    None when the answer holds no such claim."""
+    from dralloc.extended import is_extended_claim
+
+    made = next((c for c in claims if is_extended_claim(c)), None)
+    if made is None or not out.request_mappings:
+        return None
+    ns, _, name = pod.rpartition("/")
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns or "default"},
+            "status": {"extendedResourceClaimStatus": {"requestMappings": out.request_mappings,
+                                                       "resourceClaimName": made.name}}}
+
+
+def _print(claims: list[ResourceClaim], out: Outcome, fmt: str, pod: str | None = None) -> None:
     from dralloc.io.emit import render_objects
 
     if fmt in ("table", "wide"):
         common.emit(table(claims, out, wide=fmt == "wide"))
     else:
-        common.emit(render_objects(claim_documents(claims, out), fmt))
+        status = pod_status_document(pod, claims, out) if pod else None
+        common.emit(render_objects(claim_documents(claims, out) + ([status] if status else []), fmt))
 
 
 def print_why(out: Outcome, node: str, reasons: bool = True) -> None:
@@ -138,7 +154,8 @@ def print_why(out: Outcome, node: str, reasons: bool = True) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dralloc.cli.inputs import resolve
-    from dralloc.cluster.pods import on_node
+    from dralloc.cluster.pods import answered, on_node
+    from dralloc.extended import ExtendedReader
     from dralloc.solver.api import allocate
     from dralloc.solver.outcome import Status
 
@@ -154,7 +171,8 @@ def run(args: argparse.Namespace) -> int:
                         time_limit=args.time_limit, share_ids=args.share_ids, admission=admitted,
                         compare=args.compare, compare_time_limit=args.compare_time_limit, variant=variant)
 
-    out = on_node(node, claims, mode, run_on) if args.pod else run_on(claims)
+    out = on_node(node, claims, mode, run_on, ExtendedReader.of(objs, features)) if args.pod else run_on(claims)
+    claims = answered(out, claims)
     if args.explain:
         print(str(out), file=sys.stderr)
         for n in out.notes:
@@ -163,7 +181,10 @@ def run(args: argparse.Namespace) -> int:
         # first-fit follows the rules; where Kubernetes answers otherwise (or may), say so
         print(f"dralloc allocate: note: {out.kubernetes}", file=sys.stderr)
     if out.status is Status.ALLOCATED:
-        _print(claims, out, args.output or "yaml")
+        _print(claims, out, args.output or "yaml", args.pod)
+        if out.device_plugin:
+            print("dralloc allocate: note: from the node's device plugins, not DRA: "
+                  + ", ".join(f"{n}={v}" for n, v in out.device_plugin.items()), file=sys.stderr)
         return EXIT_OK
     if out.status is Status.ERROR:
         print(f"dralloc allocate: error: {out.error}", file=sys.stderr)

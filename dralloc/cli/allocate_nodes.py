@@ -31,6 +31,8 @@ def node_row(node: str, out: Outcome) -> dict[str, Any]:
     row: dict[str, Any] = {"node": node, "result": "fits" if out.status is Status.ALLOCATED else out.status.value}
     if out.status is Status.ALLOCATED:
         row["devices"] = _devices(out)
+        if out.device_plugin:
+            row["devicePlugin"] = dict(out.device_plugin)
     elif out.status is Status.ERROR:
         row["reason"] = out.error or "error"
     else:
@@ -49,7 +51,8 @@ def _table(rows: list[dict[str, Any]], wide: bool) -> str:
     head = ["NODE", "RESULT", "DEVICES" if wide else "DEVICES OR REASON"] + (["WHY"] if wide else [])
     lines = []
     for r in rows:
-        devs = ", ".join(f"{d['request']}={d['pool']}/{d['device']}" for d in r.get("devices", []))
+        devs = ", ".join([f"{d['request']}={d['pool']}/{d['device']}" for d in r.get("devices", [])]
+                         + [f"{n}={v} (device plugin)" for n, v in r.get("devicePlugin", {}).items()])
         if wide:
             lines.append([r["node"], r["result"], devs or "-", "; ".join(r.get("why") or [r.get("reason", "")]) or "-"])
         else:

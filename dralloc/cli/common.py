@@ -18,11 +18,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dralloc.cli.sources import live_source, sources
 from dralloc.errors import DrallocError, InputError
 
 if TYPE_CHECKING:
     from dralloc.features import Features
     from dralloc.io.progress import Reporter
+
+__all__ = ["live_source", "sources"]  # the sources of objects: dralloc.cli.sources, used through here
 
 # name -> one line for `dralloc --help`, in the order it lists them
 COMMANDS = {
@@ -32,6 +35,8 @@ COMMANDS = {
     "verify": "verify the allocations in a cluster dump, compare them with Kubernetes' answer, "
               "explain pending pods",
     "plan": "capacity questions over a cluster: fit, add-nodes, layout, fragmentation",
+    "availability": "what is left in each resource pool (ResourcePoolStatusRequest) and how many more of "
+                    "each request shape fit, exactly",
     "generate": "generate clusters (GPUs with MIG counters, NICs, TPU blocks) and demand mixes",
     "validate": "check objects as the API server and the allocator would",
     "flatten": "print ResourceSlices with mixins applied, in resource.k8s.io/v1",
@@ -119,10 +124,17 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 # --- reading files -----------------------------------------------------------
 
 def add_input_args(p: argparse.ArgumentParser) -> None:
-    """--strict, --last-wins, --progress and --kubernetes-version, for every
-    command that reads object files (the front door:
+    """--kubernetes-version and the sources (:func:`add_source_args`), for
+    every command that reads objects (the front door:
     :func:`dralloc.cli.inputs.read`)."""
-    add_release_arg(p)
+    add_release_arg(p, live=True)
+    add_source_args(p)
+
+
+def add_source_args(p: argparse.ArgumentParser) -> None:
+    """Where objects come from besides the files named, and how they are
+    read: a live cluster (--kubeconfig, --context, -n, -A, --chunk-size,
+    --request-timeout), --strict, --last-wins, --progress."""
     p.add_argument("--strict", action="store_true",
                    help="documents of kinds dralloc does not read are errors, not warnings")
     p.add_argument("--last-wins", action="store_true",
@@ -130,6 +142,22 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
                         "instead of refusing the input")
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr (a load over 2 s shows it anyway on a terminal)")
+    live = p.add_argument_group(
+        "a live cluster", "Any of these options reads the cluster's objects through the kubernetes client,\n"
+        "as kubectl reads them, before the files named (if any).")
+    live.add_argument("--kubeconfig", metavar="FILE",
+                      help="the kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config)")
+    live.add_argument("--context", metavar="NAME", help="the kubeconfig context to use (default: its current one)")
+    scope = live.add_mutually_exclusive_group()
+    scope.add_argument("-n", "--namespace", metavar="NAMESPACE",
+                       help="read the namespaced kinds (claims, templates, pods, gangs) of this namespace only; "
+                            "devices held by claims of other namespaces then count as free")
+    scope.add_argument("-A", "--all-namespaces", action="store_true",
+                       help="read every namespace (the default when a cluster is read)")
+    live.add_argument("--chunk-size", type=integer(0), default=500, metavar="N",
+                      help="objects per list request (0: one request per kind; default: 500, as kubectl)")
+    live.add_argument("--request-timeout", type=seconds, default=60.0, metavar="SECONDS",
+                      help="time each request to the API server may take (default: 60)")
 
 
 def progress(args: argparse.Namespace) -> bool | None:
@@ -157,15 +185,19 @@ def warn(args: argparse.Namespace, lines: Sequence[str]) -> None:
 
 # --- the release and its feature gates -------------------------------------
 
-def add_release_arg(p: argparse.ArgumentParser) -> None:
-    """``--kubernetes-version``: the release answered for (dralloc.release)."""
+def add_release_arg(p: argparse.ArgumentParser, live: bool = False) -> None:
+    """``--kubernetes-version``: the release answered for (dralloc.release);
+    where a cluster can be read (``live``), its server's release is the default."""
     from dralloc.release import DEFAULT_RELEASE, RELEASES
 
-    p.add_argument("--kubernetes-version", type=kubernetes_version, default=DEFAULT_RELEASE, metavar="VERSION",
+    default = (f"the server's release when a cluster is read, else {DEFAULT_RELEASE}" if live
+               else DEFAULT_RELEASE)
+    p.add_argument("--kubernetes-version", type=kubernetes_version, default=None if live else DEFAULT_RELEASE,
+                   metavar="VERSION",
                    help="the Kubernetes release to answer for: the feature gates it has on by default, "
                         "the API versions it serves (objects in others are read, with a warning) and the "
                         "allocator variant it picks (choices: " + ", ".join(RELEASES) + "; default: "
-                        + DEFAULT_RELEASE + ")")
+                        + default + ")")
 
 
 def kubernetes_version(text: str) -> str:
@@ -180,8 +212,16 @@ def kubernetes_version(text: str) -> str:
 
 
 def release_of(args: argparse.Namespace) -> str | None:
-    """The --kubernetes-version given (None where the command has none)."""
-    return getattr(args, "kubernetes_version", None)
+    """The release answered for: --kubernetes-version, else the release of
+    the cluster read (its server's /version, asked once), else None (the
+    default)."""
+    version: str | None = getattr(args, "kubernetes_version", None)
+    if version is None:
+        src = live_source(args)
+        if src is not None:
+            version = src.kubernetes_version
+            args.kubernetes_version = version
+    return version
 
 
 def default_gates_text() -> str:
@@ -245,8 +285,9 @@ def parse_features(text: str | None, kubernetes_version: str | None = None) -> F
 def add_target_args(p: argparse.ArgumentParser) -> None:
     """Files, node, claims or pod, feature gates (resolved by
     :func:`dralloc.cli.inputs.resolve`)."""
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="YAML/JSON files or folders (- for stdin), or one scenario file")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="YAML/JSON files or folders (- for stdin), or one scenario file; none when a cluster "
+                        "is read")
     add_input_args(p)
     p.add_argument("--node", help="node to allocate on (default: the pod's node, or the only Node in the files)")
     who = p.add_mutually_exclusive_group()

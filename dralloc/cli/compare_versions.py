@@ -29,9 +29,12 @@ EXIT_SAME, EXIT_CHANGES = 0, 1
 
 def register(sub: Any) -> None:
     p = common.add_command(sub, "compare-versions", __doc__)
-    p.add_argument("paths", nargs="+", metavar="FILE", help="the cluster: files, folders or - for stdin")
-    p.add_argument("--from", dest="from_version", required=True, type=common.kubernetes_version,
-                   metavar="VERSION", help="the release upgraded from (1.34, 1.35, 1.36, 1.37)")
+    p.add_argument("paths", nargs="*", metavar="FILE",
+                   help="the cluster: files, folders or - for stdin; none when the cluster is read "
+                        "(--context, --kubeconfig, -n, -A)")
+    p.add_argument("--from", dest="from_version", type=common.kubernetes_version, metavar="VERSION",
+                   help="the release upgraded from (1.34, 1.35, 1.36, 1.37; default: the server's release "
+                        "when a cluster is read, else required)")
     p.add_argument("--to", dest="to_version", required=True, type=common.kubernetes_version,
                    metavar="VERSION", help="the release upgraded to (1.34, 1.35, 1.36, 1.37)")
     p.add_argument("--from-features", metavar="GATES",
@@ -39,24 +42,28 @@ def register(sub: Any) -> None:
     p.add_argument("--to-features", metavar="GATES", help=common.features_help("the --to release's defaults"))
     p.add_argument("--no-why", action="store_true", help="list the changes without attributing them")
     common.add_output(p, common.OUTPUTS, "table", "output format (wide: outcomes not cut)")
-    p.add_argument("--strict", action="store_true",
-                   help="documents of kinds dralloc does not read are errors, not warnings")
-    p.add_argument("--last-wins", action="store_true",
-                   help="two objects of one kind and name: keep the later one (with a warning)")
-    p.add_argument("--progress", action="store_true", help="show load progress on stderr")
+    common.add_source_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from dralloc.errors import InputError
     from dralloc.io import load
     from dralloc.io.emit import render
     from dralloc.upgrade import compare_versions
     from dralloc.upgrade.render import header, rows, summary
 
+    items = common.sources(args, args.paths)
+    if args.from_version is None:
+        src = common.live_source(args)
+        if src is None:
+            raise InputError("--from is required (or read a cluster: its server's release is the default)")
+        args.from_version = src.kubernetes_version
     before = common.parse_features(args.from_features, args.from_version)
     after = common.parse_features(args.to_features, args.to_version)
-    objs = load(args.paths, strict=args.strict, last_wins=args.last_wins, progress=common.progress(args))
-    common.warn(args, [*objs.skipped, *objs.replaced])   # what each release does not serve: in the header
+    objs = load(items, strict=args.strict, last_wins=args.last_wins, progress=common.progress(args),
+                kubernetes_version=args.from_version)
+    common.warn(args, [*objs.notes, *objs.skipped, *objs.replaced])   # what each release does not serve: in the header
     result = compare_versions(objs, args.from_version, args.to_version,
                               from_features=before if args.from_features else None,
                               to_features=after if args.to_features else None, attribute=not args.no_why)

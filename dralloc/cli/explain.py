@@ -30,11 +30,18 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dralloc.cli.inputs import problem_from_args
     from dralloc.errors import AllocationError
+    from dralloc.extended import NodeRefuses
     from dralloc.io.emit import render
     from dralloc.solver.explain import explanation
 
     try:
         problem = problem_from_args(args)
+    except NodeRefuses as e:
+        if args.output == "table":
+            common.emit(f"the node does not take the pod, before any device is searched: {e}")
+        else:
+            common.emit(render({"status": "refused", "why": str(e)}, args.output))
+        return 1
     except AllocationError as e:
         if args.output == "table":
             common.emit(f"the Kubernetes allocator fails before searching: {e}")

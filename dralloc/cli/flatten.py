@@ -18,7 +18,8 @@ EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 def register(subparsers: Any) -> None:
     p = common.add_command(subparsers, "flatten", __doc__)
-    p.add_argument("files", nargs="+", metavar="FILE", help="YAML/JSON files or directories ('-' for stdin)")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="YAML/JSON files or directories ('-' for stdin); none when a cluster is read")
     common.add_output(p, objects.OUTPUTS, "yaml", "output format: the slices as YAML or JSON, "
                       "or one row per slice (wide: with its device names)",
                       old_format={"yaml": "yaml", "json": "json"})
@@ -29,7 +30,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dralloc.io import load
 
-    objs = load(args.files, collect=True, strict=args.strict, last_wins=args.last_wins,
+    objs = load(common.sources(args, args.files), collect=True, strict=args.strict, last_wins=args.last_wins,
                 progress=common.progress(args), kubernetes_version=common.release_of(args))
     common.warn(args, objs.warnings)
     docs = [s.dump() for s in objs.slices]

@@ -19,9 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from dralloc.cli.common import parse_features, progress, release_of, warn
+from dralloc.cli.common import parse_features, progress, release_of, sources, warn
+from dralloc.cluster.pods import for_node
 from dralloc.cluster.pods import pod_claims as claims_of_pod
 from dralloc.errors import InputError
+from dralloc.extended import ExtendedReader, NodeRefuses
 from dralloc.features import DEFAULT_GATES, Features, Variant  # noqa: F401 (DEFAULT_GATES: read here by older callers)
 from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
@@ -33,12 +35,15 @@ from dralloc.solver.api import allocated_claims, find_node
 from dralloc.validation.admission import admit
 
 
-def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True) -> ObjectSet:
-    """The objects in ``paths`` through the front door: every problem raised
-    at once (exit 2), a warning line per skipped document or replaced
-    duplicate on stderr, then admission (API-server defaults and validation)."""
-    objs = load(paths, strict=getattr(args, "strict", False), last_wins=getattr(args, "last_wins", False),
-                progress=progress(args), kubernetes_version=release_of(args))
+def read(args: argparse.Namespace, paths: Sequence[str], admission: bool = True, cluster: bool = True) -> ObjectSet:
+    """The objects of the live cluster the options name (unless not
+    ``cluster``) and of ``paths``, through the front door: every problem
+    raised at once (exit 2), a warning line per skipped document, replaced
+    duplicate or note on a source on stderr, then admission (API-server
+    defaults and validation)."""
+    objs = load(sources(args, paths, cluster), strict=getattr(args, "strict", False),
+                last_wins=getattr(args, "last_wins", False), progress=progress(args),
+                kubernetes_version=release_of(args))
     warn(args, objs.warnings)
     return admit(objs) if admission else objs
 
@@ -48,16 +53,18 @@ def find_pod(objs: ObjectSet, key: str) -> Pod:
     for pod in objs.pods:
         if pod.name == name and pod.namespace == (ns or "default"):
             return pod
-    raise InputError(f"pod {key} not found among the {len(objs.pods)} Pod(s) in the files")
+    raise InputError(f"pod {key} not found among the {len(objs.pods)} Pod(s) read")
 
 
-def pod_claims(objs: ObjectSet, pod: Pod) -> list[ResourceClaim]:
-    """The pod's claims (:func:`dralloc.cluster.pods.pod_claims`) among ``objs``."""
+def pod_claims(objs: ObjectSet, pod: Pod, features: Features | None = None) -> list[ResourceClaim]:
+    """The pod's claims (:func:`dralloc.cluster.pods.pod_claims`) among
+    ``objs``, its extended-resource claim as ``features`` decide."""
     def template(key: str) -> ResourceClaimTemplate | None:
         ns, _, name = key.partition("/")
         return next((t for t in objs.templates if t.name == name and (t.namespace or "default") == ns), None)
 
-    return claims_of_pod(pod, objs.claim, template, GangReader(objs))
+    return claims_of_pod(pod, objs.claim, template, GangReader(objs),
+                         ExtendedReader.of(objs, features or Features.default()))
 
 
 def _node(args: argparse.Namespace, objs: ObjectSet, name: str | None, pod: Pod | None) -> Node:
@@ -73,7 +80,7 @@ def _node(args: argparse.Namespace, objs: ObjectSet, name: str | None, pod: Pod 
         return node
     if len(objs.nodes) == 1:
         return objs.nodes[0]
-    raise InputError(f"--node is required: the files hold {len(objs.nodes)} Node objects, not exactly one")
+    raise InputError(f"--node is required: {len(objs.nodes)} Node objects were read, not exactly one")
 
 
 def _scenario(paths: list[str]) -> Scenario | None:
@@ -105,7 +112,7 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
     objs.extend(sc.objects)
     for c in [*sc.allocated, *sc.claims]:
         objs.add(c)
-    rel = release_of(args)
+    rel = release_of(args) or sc.kubernetes_version  # --kubernetes-version, else the scenario's own
     features = parse_features(args.features, rel) if args.features else Features.from_gates(sc.features, rel)
     node = sc.node or Node(metadata=ObjectMeta(name=""))
     if args.node:
@@ -118,7 +125,7 @@ def _from_scenario(sc: Scenario, args: argparse.Namespace) -> Target:
 def _claim(objs: ObjectSet, key: str) -> ResourceClaim:
     c = objs.claim(key)
     if c is None:
-        raise InputError(f"claim {key} not found among the {len(objs.claims)} ResourceClaim(s) in the files")
+        raise InputError(f"claim {key} not found among the {len(objs.claims)} ResourceClaim(s) read")
     return c
 
 
@@ -134,13 +141,13 @@ def resolve(args: argparse.Namespace) -> Target:
     else:
         node = _node(args, objs, args.node, pod)
     if pod is not None:
-        claims = pod_claims(objs, pod)
+        claims = pod_claims(objs, pod, features)
     elif args.claim:
         claims = [_claim(objs, k) for k in args.claim]
     else:
         claims = [c for c in objs.claims if not (c.status and c.status.allocation)]
         if not claims:
-            raise InputError("no unallocated ResourceClaim in the files (give --claim or --pod)")
+            raise InputError("no unallocated ResourceClaim read (give --claim or --pod)")
     return Target(objs, node, claims, features)
 
 
@@ -150,6 +157,9 @@ def problem_from_args(args: argparse.Namespace) -> Problem:
     t = resolve(args)
     claims = t.claims
     if getattr(args, "pod", None):
+        claims, _, share, _ = for_node(t.node, claims, ExtendedReader.of(t.objs, t.features))
+        if share is not None and (why := share.refusal(t.node.name)) is not None:
+            raise NodeRefuses(f"pod {args.pod}: {why}")
         claims = [c for c in claims if not (c.status and c.status.allocation)] or claims
     return build_problem(t.objs.slices, t.objs.classes, t.node, claims, allocated_claims(t.objs, claims),
                          t.features, t.variant)

@@ -54,19 +54,19 @@ def run(args: argparse.Namespace) -> int:
 
     check_not_used(args)
     opts = Options(args.mode, args.cost, args.time_limit, args.workers, common.reporter(args))
-    feats = common.parse_features(args.features, args.kubernetes_version)
+    feats = common.parse_features(args.features, common.release_of(args))
     objs = read(args, [*args.paths, *args.demand])
     if args.question == "make-room":
         names = None
         if args.demand:
-            names = {f"{p.metadata.namespace or 'default'}/{p.name}" for p in read(args, args.demand).pods}
-        work = select_work(objs, args.for_pod, args.for_gang, names, ", ".join(args.demand))
+            names = {f"{p.metadata.namespace or 'default'}/{p.name}" for p in read(args, args.demand, cluster=False).pods}
+        work = select_work(objs, args.for_pod, args.for_gang, names, ", ".join(args.demand), feats)
         answer: Any = answer_make_room(objs, feats, work, opts)
         data = answer.data
     else:
         if args.demand:
             raise InputError("plan drain takes no --demand: the displaced pods are the demand")
-        rules = list(read(args, [args.device_taint]).taint_rules) if args.device_taint else []
+        rules = list(read(args, [args.device_taint], cluster=False).taint_rules) if args.device_taint else []
         if args.device_taint and not rules:
             raise InputError(f"--device-taint {args.device_taint}: no DeviceTaintRule in it")
         answer = drain(objs, feats, args.node, rules, opts)

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dralloc.cli import common, makeroom
@@ -32,9 +34,10 @@ if TYPE_CHECKING:
 def register(sub: Any) -> None:
     p = common.add_command(sub, "plan", __doc__)
     p.add_argument("question", choices=(*QUESTIONS, *makeroom.QUESTIONS), help="the capacity question")
-    p.add_argument("paths", nargs="+", metavar="FILE",
+    p.add_argument("paths", nargs="*", metavar="FILE",
                    help="cluster files (nodes, slices, classes, claims) and the demand "
-                        "(pods with templates, unallocated claims)")
+                        "(pods with templates, unallocated claims); a live cluster read (--context, "
+                        "--kubeconfig, -n, -A) comes before them")
     p.add_argument("--demand", action="append", default=[], metavar="FILE",
                    help="a demand file; repeat for a what-if sweep (one answer per demand)")
     p.add_argument("--template", metavar="NODE", help="add-nodes: the node to add copies of")
@@ -78,12 +81,27 @@ def _sweep(args: argparse.Namespace, opts: Options) -> list[Answer]:
     demands = [[d] for d in args.demand] or [[]]
     templates = [[t] for t in args.template_file] or [[]]
     opts = replace(opts, progress=None)   # each answer runs in its own process: the sweep reports per answer
-    tasks = [(args.question, args.paths, d, opts, t, args.strict, args.last_wins)
-             for d in demands for t in templates]
-    dicts = run_all(answer_files, tasks, args.scheduler, args.workers, common.reporter(args))
+    with tempfile.TemporaryDirectory(prefix="dralloc-plan-") as folder:
+        cluster = [*_snapshot(args, Path(folder)), *args.paths]
+        if not cluster and not args.demand:
+            common.sources(args, [])  # nothing to read: the one error
+        tasks = [(args.question, cluster, d, opts, t, args.strict, args.last_wins)
+                 for d in demands for t in templates]
+        dicts = run_all(answer_files, tasks, args.scheduler, args.workers, common.reporter(args))
     common.warn(args, sorted({w for d in dicts for w in d.get("warnings", [])}))
     return [Answer(d["question"], d["firstFit"], d["optimal"], d["gap"], {**d.get("detail", {}), **{
         "inputs": d["inputs"]}}, objective=d.get("objective", {})) for d in dicts]
+
+
+def _snapshot(args: argparse.Namespace, folder: Path) -> list[str]:
+    """A sweep's workers read files: the live cluster, if one is read, is
+    saved once into ``folder`` for them (its notes printed here)."""
+    src = common.live_source(args)
+    if src is None:
+        return []
+    path = folder / "cluster.json"
+    common.warn(args, src.save(path))
+    return [str(path)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if args.question in makeroom.QUESTIONS:
         return makeroom.run(args)
     makeroom.check_not_used(args)
-    feats = common.parse_features(args.features, args.kubernetes_version)
+    feats = common.parse_features(args.features, common.release_of(args))
     opts = Options(policy=args.policy, time_limit=args.time_limit, workers=args.workers,
                    template=args.template, progress=common.reporter(args), add=args.add, gates=tuple(feats.gates()),
                    kubernetes_version=feats.kubernetes_version, objective=args.objective)
@@ -103,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         answers = _sweep(args, opts)
     else:
         objs = read(args, [*args.paths, *args.demand])
-        tmpl = read(args, args.template_file) if args.template_file else None
+        tmpl = read(args, args.template_file, cluster=False) if args.template_file else None
         if tmpl is not None:
             if not tmpl.nodes:
                 raise InputError(f"--template-file {args.template_file[0]}: no Node in it")

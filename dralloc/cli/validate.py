@@ -39,7 +39,8 @@ EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
 def register(subparsers: Any) -> None:
     p = common.add_command(subparsers, "validate", __doc__)
-    p.add_argument("files", nargs="+", metavar="FILE", help="YAML/JSON files or directories ('-' for stdin)")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="YAML/JSON files or directories ('-' for stdin); none when a cluster is read")
     common.add_output(p, ("table", "yaml", "json"), "table", "output format",
                       old_format={"text": "table", "json": "json"})
     common.add_input_args(p)
@@ -70,6 +71,20 @@ def sets(paths: list[str], one_set: bool) -> list[list[str]]:
     return out or [paths]
 
 
+def with_cluster(args: argparse.Namespace, groups: list[list[str]]) -> list[list[Any]]:
+    """The sets to check with the live cluster the options name: it joins
+    the files named (the first set :func:`sets` gives; with --one-set, the
+    only one), or is a set of its own before the folders' sets."""
+    from pathlib import Path
+
+    if common.live_source(args) is None:
+        return groups or [common.sources(args, [])]  # nothing at all: the one error
+    named = bool(groups) and (args.one_set or any(p == "-" or not Path(p).is_dir() for p in args.files))
+    if named:
+        return [common.sources(args, groups[0]), *groups[1:]]
+    return [common.sources(args, []), *groups]
+
+
 def _summary(findings: list[Finding], objects: int, skipped: int, groups: int = 1) -> str:
     from dralloc.validation import ERROR
 
@@ -93,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
     findings: list[Finding] = []
     count, skipped, replaced, unserved, warnings, unreadable = 0, [], [], [], [], False
-    groups = sets(list(args.files), args.one_set)
+    groups = with_cluster(args, sets(list(args.files), args.one_set) if args.files else [])
     for group in groups:
         objs = load(group, collect=True, strict=args.strict, last_wins=args.last_wins,
                     progress=common.progress(args), kubernetes_version=common.release_of(args))

@@ -22,9 +22,10 @@ EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
 def register(sub: Any) -> None:
     p = common.add_command(sub, "verify", __doc__)
-    p.add_argument("paths", nargs="+", metavar="STATE",
+    p.add_argument("paths", nargs="*", metavar="STATE",
                    help="cluster dump(s): kubectl get nodes,pods,resourceslices,deviceclasses,"
-                        "resourceclaims,resourceclaimtemplates -A -o yaml (files, folders or -)")
+                        "resourceclaims,resourceclaimtemplates -A -o yaml (files, folders or -); none when "
+                        "the cluster is read (--context, --kubeconfig, -n, -A)")
     p.add_argument("--features", default=None, metavar="GATES",
                    help=common.features_help(common.default_gates_text()))
     common.add_input_args(p)
@@ -67,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.audit.state import pod_key
     from dralloc.cli.inputs import read
 
-    features = common.parse_features(args.features, common.release_of(args))
     objs = read(args, args.paths)
+    features = common.parse_features(args.features, common.release_of(args))
     order = _order(args.order, [pod_key(p) for p in objs.pods])
     variant = Variant(args.variant) if args.variant else None
     report = verify_state(objs, features, variant, compare=not args.no_compare, order=order,

@@ -14,18 +14,20 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from dralloc.checker.rules import with_allocation
 from dralloc.cluster.ledger import claim_key
-from dralloc.cluster.pods import on_node, pod_claims
+from dralloc.cluster.pods import answered, for_node, on_node, pod_claims
 from dralloc.cluster.store import ClusterStore
 from dralloc.errors import InputError
+from dralloc.extended import ExtendedReader, is_extended_claim
 from dralloc.features import Features, Variant
 from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io.loader import ObjectSet, load
+from dralloc.io.sources import Input, release
 from dralloc.models import Node, Pod, ResourceClaim, TypedObject
 from dralloc.solver.api import allocate
 from dralloc.solver.outcome import Outcome, Status
@@ -62,13 +64,16 @@ class Cluster(ClusterStore):
         self._add_all(items)
 
     @classmethod
-    def load(cls, paths: Iterable[str | Path], features: Features | Iterable[str] | None = None,
+    def load(cls, paths: Iterable[Input], features: Features | Iterable[str] | None = None,
              variant: Variant | str | None = None, kubernetes_version: str | None = None) -> Cluster:
-        """Read files (as :func:`dralloc.io.load`: every problem raised at
-        once; objects in API versions the release does not serve are read,
-        with a warning in ``.warnings`` of the loaded set) and admit them."""
-        feats = Features.of(features, kubernetes_version)
-        return cls(load(paths, kubernetes_version=feats.kubernetes_version), feats, variant)
+        """Read files, or a live cluster (:class:`dralloc.io.live.LiveSource`),
+        as :func:`dralloc.io.load` does (every problem raised at once; objects
+        in API versions the release does not serve are read, with a warning in
+        ``.warnings`` of the loaded set) and admit them. The release is
+        ``kubernetes_version``, else a live cluster's own, else 1.37."""
+        items = list(paths)
+        feats = Features.of(features, release(items, kubernetes_version))
+        return cls(load(items, kubernetes_version=feats.kubernetes_version), feats, variant)
 
     # ------------------------------------------------------------ questions
 
@@ -76,8 +81,21 @@ class Cluster(ClusterStore):
         """The pod's claims in ``spec.resourceClaims`` order; a template entry
         without a generated claim is instantiated (``<pod>-<entry>``); an
         entry that is its PodGroup's claim is the group's one claim
-        (:mod:`dralloc.gangs`), allocated or not."""
-        return pod_claims(self._pod(pod), self.claim, self.template, self.gangs() if self._gang_objects else None)
+        (:mod:`dralloc.gangs`), allocated or not; last, the scheduler's
+        extended-resource claim when a DeviceClass serves one of the pod's
+        extended resources (:mod:`dralloc.extended`; each call on a node
+        asks what DRA serves there, after the node's device plugins)."""
+        return pod_claims(self._pod(pod), self.claim, self.template, self.gangs() if self._gang_objects else None,
+                          self.extended())
+
+    def extended(self) -> ExtendedReader:
+        """Extended resources through DRA over this cluster (classes, pods,
+        claims, and what device plugins hand out per node)."""
+        if self._extended is None:
+            self._extended = ExtendedReader(self._classes, self.features, self.claim,
+                                            lambda: list(self._claims.values()), self.pod,
+                                            used=self.plugin_used)
+        return self._extended
 
     def gangs(self) -> GangReader:
         """The gang model over this cluster's PodGroups, Workloads and claims
@@ -91,7 +109,8 @@ class Cluster(ClusterStore):
     def allocate(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None,
                  mode: str | None = None, objective: str | None = None, time_limit: float | None = None,
                  share_ids: ShareIDPolicy = None, verify: bool = True, compare: str = "auto",
-                 compare_time_limit: float | None = None, cancel: threading.Event | None = None) -> Outcome:
+                 compare_time_limit: float | None = None, cancel: threading.Event | None = None,
+                 build: bool = True) -> Outcome:
         """Allocate ``claims`` (objects or ``namespace/name`` keys), or the
         claims of ``pod``, together on ``node``, as :func:`dralloc.solver.allocate`
         does with this cluster's objects. ``node`` is a Node or the name of
@@ -99,12 +118,16 @@ class Cluster(ClusterStore):
         admission). Nothing is committed. ``cancel``: an event another thread
         may set to stop the searches (Kubernetes' context-canceled error).
         For a pod, claims allocated already are kept, not allocated again: the
-        node must be one their allocation admits (:func:`.pods.on_node`)."""
+        node must be one their allocation admits (:func:`.pods.on_node`); so
+        for an extended-resource claim among ``claims`` (its pod held here),
+        built for the node as the scheduler builds it -- unless ``build`` is
+        False: then it is allocated as given."""
         target = self._target(node)
         todo = self._todo(claims, pod)
-        if pod is not None:
+        if pod is not None or (build and any(is_extended_claim(c) for c in todo)):
             return on_node(target, todo, mode or "first-fit", lambda rest: self._allocate(
-                target, rest, mode, objective, time_limit, share_ids, verify, compare, compare_time_limit, cancel))
+                target, rest, mode, objective, time_limit, share_ids, verify, compare, compare_time_limit, cancel),
+                self.extended())
         return self._allocate(target, todo, mode, objective, time_limit, share_ids, verify, compare,
                               compare_time_limit, cancel)
 
@@ -129,7 +152,7 @@ class Cluster(ClusterStore):
                 yield target, self.allocate(target, todo, **how)
                 continue
             yield target, on_node(target, todo, how.get("mode") or "first-fit",
-                                  functools.partial(self._on, target, how))
+                                  functools.partial(self._on, target, how), self.extended())
 
     def _on(self, target: Node, how: dict[str, Any], rest: list[ResourceClaim]) -> Outcome:
         return self.allocate(target, rest, **how)
@@ -150,30 +173,43 @@ class Cluster(ClusterStore):
 
     def commit(self, outcome: Outcome, claims: ClaimsArg = None) -> list[ResourceClaim]:
         """Record an answer: each claim with devices becomes allocated (its
-        ``status.allocation`` set). ``claims`` are the claim objects the
-        answer was computed for (default: looked up by the answer's keys)."""
+        ``status.allocation`` set), and what the node's device plugins give
+        the pod is taken (:meth:`plugin_used`). ``claims`` are the claim
+        objects the answer was computed for (default: looked up by the
+        answer's keys); a claim the answer built for its node (the
+        extended-resource claim) is recorded as built."""
         if outcome.status not in (Status.ALLOCATED, Status.PARTIAL) or outcome.allocations is None:
             raise InputError(f"cannot commit an answer that allocated nothing ({outcome.status.value})")
         if claims is None:
-            missing = [k for k in outcome.claims if self.claim(k) is None]
+            missing = [k for k in outcome.claims if self.claim(k) is None and k not in outcome.instances]
             if missing:
                 raise InputError(f"claim {missing[0]} is not held by the cluster: pass the claim objects the "
                                  "answer was computed for (commit(answer, claims))")
-        objs = self._todo(claims if claims is not None else outcome.claims, None)
+        given = [c for c in claims if not isinstance(c, str) or c not in outcome.instances] \
+            if claims is not None else [k for k in outcome.claims if k not in outcome.instances]
+        objs = self._todo(given, None)
+        built = {k: admit_object(c) if self.admission else c for k, c in outcome.instances.items()}
+        try:
+            objs = answered(replace(outcome, instances=built), objs)
+        except KeyError as e:
+            raise InputError(f"the answer is about claim {e.args[0]}, which is not among the claims given") from None
         if len(objs) != len(outcome.allocations):
             raise InputError(f"the answer has {len(outcome.allocations)} allocations for {len(objs)} claims")
         done = [with_allocation(c, a) for c, a in zip(objs, outcome.allocations, strict=True)
                 if a.devices is not None and not (c.status is not None and c.status.allocation == a)]
         for c in done:
             self._record(c)   # admitted by _todo
+        if outcome.device_plugin:
+            self.take_plugin(outcome.node, outcome.device_plugin)
         return done
 
     def problem(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None) -> Problem:
         """The allocator's normalised problem for the claims on ``node``
         (pools, allocated state, request slots), for explanations and models
-        built on the inventory."""
+        built on the inventory; an extended-resource claim as built for the
+        node (:func:`.pods.for_node`)."""
         target = self._target(node)
-        todo = self._todo(claims, pod)
+        todo = for_node(target, self._todo(claims, pod), self.extended())[0]
         view = self.view(target)
         held = self.held_for(view, {claim_key(c) for c in todo})
         return build_problem(view.objects.slices, view.objects.classes, target, todo, held,

@@ -15,6 +15,7 @@ from dralloc.cluster.index import EVERY_NODE, Key, PoolKey, SliceIndex, pool_key
 from dralloc.cluster.ledger import Ledger, claim_key, is_allocated, normal_key, result_pools
 from dralloc.cluster.order import NodeTree
 from dralloc.errors import InputError
+from dralloc.extended import ExtendedReader, used_on
 from dralloc.features import Features, Variant
 from dralloc.io.loader import ObjectSet
 from dralloc.models import (
@@ -62,9 +63,13 @@ class ClusterStore:
         self._templates: dict[str, ResourceClaimTemplate] = {}
         self._pods: dict[str, Pod] = {}
         self._gang_objects: dict[tuple[str, str], Workload | PodGroup | CompositePodGroup] = {}
+        self._extended: ExtendedReader | None = None     # built on demand (dralloc.cluster.Cluster.extended)
+        self._bound: dict[str, dict[str, int]] | None = None   # node -> extended resources its bound pods request
+        self._taken: dict[str, dict[str, int]] = {}       # node -> device-plugin resources committed here
         self._views: dict[str, NodeView] = {}
         self._viewers: dict[PoolKey, set[str]] = {}      # pool -> nodes whose cached view holds it
         self._journal: list[tuple[str, ResourceClaim | None, int | None]] | None = None   # for trial()
+        self._taken_journal: list[tuple[str, dict[str, int]]] | None = None
 
     # ------------------------------------------------------------ adding objects
 
@@ -84,12 +89,14 @@ class ClusterStore:
                 self._put_node(obj)
             elif isinstance(obj, DeviceClass):
                 self._add_class(obj)
+                self._extended = None
             elif isinstance(obj, ResourceClaim):
                 self._record(obj)
             elif isinstance(obj, ResourceClaimTemplate):
                 self._templates[_ns_key(obj)] = obj
             elif isinstance(obj, Pod):
                 self._pods[_ns_key(obj)] = obj
+                self._extended, self._bound = None, None
             elif isinstance(obj, (Workload, PodGroup, CompositePodGroup)):
                 # gangs (scheduling.k8s.io): not what the allocator sees, but which claims a pod uses
                 self._gang_objects[(obj.kind, _ns_key(obj))] = obj
@@ -206,14 +213,40 @@ class ClusterStore:
     @contextmanager
     def trial(self) -> Iterator[None]:
         """Claims recorded, committed or released inside the ``with`` block
-        are put back as they were when it ends (what-if questions)."""
+        (and device-plugin resources taken) are put back as they were when
+        it ends (what-if questions)."""
         outer, self._journal = self._journal, []
+        outer_taken, self._taken_journal = self._taken_journal, []
         try:
             yield
         finally:
             for key, claim, seq in reversed(self._journal):
                 self._put(key, claim, seq)
+            for node, before in reversed(self._taken_journal):
+                self._taken[node] = before
             self._journal = outer
+            self._taken_journal = outer_taken
+
+    # ------------------------------------------------------------ device plugins
+
+    def plugin_used(self, node: str) -> dict[str, int]:
+        """The extended resources pods hold on ``node`` (those bound to it and
+        not finished, and those committed here that its device plugins
+        serve): what the NodeResourcesFit plugin subtracts from the node's
+        ``status.allocatable``."""
+        if self._bound is None:
+            self._bound = used_on(self._pods.values())
+        out = dict(self._bound.get(node, {}))
+        for n, v in self._taken.get(node, {}).items():
+            out[n] = out.get(n, 0) + v
+        return out
+
+    def take_plugin(self, node: str, counts: dict[str, int]) -> None:
+        """Record that a pod placed on ``node`` takes ``counts`` of its device plugins' resources."""
+        before = dict(self._taken.get(node, {}))
+        if self._taken_journal is not None:
+            self._taken_journal.append((node, before))
+        self._taken[node] = {n: before.get(n, 0) + counts.get(n, 0) for n in sorted(set(before) | set(counts))}
 
     def release(self, key: str) -> ResourceClaim | None:
         """Deallocate the claim ``key`` (it stays, without an allocation);

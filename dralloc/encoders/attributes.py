@@ -2,7 +2,9 @@
 checks): all chosen devices of the constrained requests share one value (a
 value-choice literal per candidate value), or have pairwise different values.
 With list-type attributes (experimental variant + DRAListTypeAttributes) a value
-is a set: match needs one common element, distinct needs disjoint sets."""
+is a set: match needs one common element, distinct needs disjoint sets. A
+request's derived attribute of the constraint's name (KEP-6080) stands in for
+the device's own attribute."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from ortools.sat.python import cp_model
 
 from dralloc.encoders.base import Encoding, Option
 from dralloc.features import Variant
-from dralloc.inventory.attributes import as_set, lookup_attribute, scalar
+from dralloc.inventory.attributes import as_set, constraint_attribute, scalar
 from dralloc.models import DeviceConstraint
 
 
@@ -33,8 +35,9 @@ def add_attribute_constraints(enc: Encoding) -> None:
             guard = enc.guard(f"constraint {plan.key}#{i}")
             uses = [(o, pd, v) for o in opts if _applies(con, o) for pd, v in o.devices]
             values: list[tuple[cp_model.IntVar, frozenset[object] | None]] = []
-            for _, pd, v in uses:
-                attr = lookup_attribute(pd.device, pd.pool.driver, name)
+            for o, pd, v in uses:
+                derived = p.selectable.derived(pd, o.spec) if o.spec.derived else None
+                attr = constraint_attribute(pd.device, pd.pool.driver, name, derived)
                 if attr is None:
                     enc.model.Add(v == 0).OnlyEnforceIf(guard)
                     continue

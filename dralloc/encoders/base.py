@@ -45,10 +45,15 @@ class Encoding:
     # Such claims are left out of the problem's allocated state; a held
     # device takes no other holder and consumes its counters while held.
     held: dict[tuple[str, str, str], tuple[PoolDevice, list[cp_model.IntVar]]] = field(default_factory=dict)
+    # the compatibility groups (KEP-5963) a held device's claim recorded, per counter set
+    held_groups: dict[tuple[str, str, str], dict[str, list[str]]] = field(default_factory=dict)
 
-    def hold(self, pd: PoolDevice, literal: cp_model.IntVar) -> None:
-        """``pd`` stays held by an allocated claim while ``literal`` is true."""
+    def hold(self, pd: PoolDevice, literal: cp_model.IntVar, groups: dict[str, list[str]] | None = None) -> None:
+        """``pd`` stays held by an allocated claim while ``literal`` is true;
+        ``groups``: the compatibility groups that claim recorded for it."""
         self.held.setdefault(pd.id, (pd, []))[1].append(literal)
+        if groups:
+            self.held_groups[pd.id] = groups
 
     def guard(self, label: str) -> list[cp_model.IntVar]:
         """The enforcement literals for a constraint family member (empty when

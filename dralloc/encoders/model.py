@@ -10,18 +10,29 @@ Variables (readable names):
   option's device literals sum to the count, each device at most once.
 
 Constraint families live in one module each (``choice``, ``devices``,
-``counters``, ``attributes``). Every family can be guarded by an assumption
+``counters``, ``attributes``, ``compat``). Every family can be guarded by an assumption
 literal so ``explain`` can ask which families conflict."""
 
 from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from dralloc.encoders import attributes, choice, counters, devices
+from dralloc.encoders import attributes, choice, compat, counters, devices
 from dralloc.encoders.base import Encoding, Option, OptKey
 from dralloc.inventory.problem import Problem
 
-__all__ = ["Encoding", "OptKey", "Option", "encode"]
+__all__ = ["Encoding", "OptKey", "Option", "add_rules", "encode"]
+
+
+def add_rules(enc: Encoding) -> None:
+    """Every family over the choices: devices held once, counters,
+    matchAttribute / distinctAttribute, compatibility groups. Callers that
+    build their own :class:`Encoding` (the planner's per-node models, the
+    audit's joint placement) call it after ``choice.add_choices``."""
+    devices.add_device_sharing(enc)
+    counters.add_counters(enc)
+    attributes.add_attribute_constraints(enc)
+    compat.add_compatibility_groups(enc)
 
 
 def encode(problem: Problem, optional_claims: bool = False, use_assumptions: bool = False) -> Encoding:
@@ -29,7 +40,5 @@ def encode(problem: Problem, optional_claims: bool = False, use_assumptions: boo
     enc = Encoding(problem, cp_model.CpModel(), use_assumptions=use_assumptions,
                    optional_claims=optional_claims)
     choice.add_choices(enc)
-    devices.add_device_sharing(enc)
-    counters.add_counters(enc)
-    attributes.add_attribute_constraints(enc)
+    add_rules(enc)
     return enc

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from dralloc.models import Device, DeviceAttribute
 
 Scalar = tuple[str, object]  # (kind, value)
@@ -17,6 +19,18 @@ def lookup_attribute(device: Device, driver: str, name: str) -> DeviceAttribute 
     if sep and domain == driver and ident in attrs:
         return attrs[ident]
     return None
+
+
+def constraint_attribute(device: Device, driver: str, name: str,
+                         derived: Mapping[str, DeviceAttribute] | None) -> DeviceAttribute | None:
+    """What a constraint naming ``name`` compares for a device taken by a
+    request: the request's derived attribute of that name first (KEP-6080,
+    exact name), else the device's own attribute (:func:`lookup_attribute`)."""
+    if derived:
+        got = derived.get(name)
+        if got is not None:
+            return got
+    return lookup_attribute(device, driver, name)
 
 
 def scalar(attr: DeviceAttribute) -> Scalar | None:

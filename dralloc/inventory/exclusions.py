@@ -82,6 +82,8 @@ def static_exclusion(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exc
 def _not_selected(problem: Problem, spec: RequestSpec, why: str) -> Exclusion:
     if why.startswith("has binding conditions"):
         return Exclusion(GATE_OFF, "binding conditions, DRADeviceBindingConditions off", STAGE_NOT_SELECTED)
+    if why.startswith("has compatibility groups"):
+        return Exclusion(GATE_OFF, "compatibility groups, DRADeviceCompatibilityGroups off", STAGE_NOT_SELECTED)
     if why.startswith("does not match class"):
         return Exclusion(CLASS, spec.device_class_name, STAGE_NOT_SELECTED)
     if why.startswith("is not available on node"):

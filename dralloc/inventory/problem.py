@@ -63,7 +63,7 @@ def build_problem(slices: list[ResourceSlice], classes: Iterable[DeviceClass], n
     _check_steps(pools)
     allocated = list(allocated_claims)
     state = AllocatedState.from_claims(allocated, features, variant)
-    selectable = Selectability(node, features, variant)
+    selectable = Selectability(node, features, variant, state)
     builder = PlanBuilder({c.name: c for c in classes}, pools, features, variant, selectable, state)
     plans = builder.build(claims)
     return Problem(node, features, variant, pools, state, plans, selectable, list(claims), allocated)

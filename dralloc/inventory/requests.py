@@ -131,6 +131,8 @@ class PlanBuilder:
             admin=bool(admin_ptr), tolerations=body.tolerations,
             capacity=dict(body.capacity.requests or {}) if body.capacity is not None else None,
             device_class=cls,
+            derived=[(d.name, d.expression) for d in body.derived_attributes or []]
+            if self.features.derived_attributes else [],
         )
         if spec.mode == "ExactCount":
             spec.num_devices = spec.count

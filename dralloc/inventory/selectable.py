@@ -1,34 +1,53 @@
 """Is a device selectable for a request? (spec DC-3..DC-6, CEL-9, CEL-10)
 
-Binding conditions, then the class selectors in order, then the request's own
-selectors, then per-device node selection. Verdicts are cached per (device,
-request) for one allocation call; CEL programs are compiled lazily (an
-expression is only compiled when some device reaches it, as Kubernetes does)."""
+Binding conditions, then (DRADeviceCompatibilityGroups off) the devices
+Kubernetes 1.37 ignores for their compatibility groups, then the class
+selectors in order, then the request's own selectors, then per-device node
+selection, then the request's derived attributes (KEP-6080: evaluated on each
+device the selectors let through; a runtime error is fatal, as a selector's
+is). Verdicts and derived values are cached per (device, request) for one
+allocation call; CEL programs are compiled lazily (an expression is only
+compiled when some device reaches it, as Kubernetes does)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dralloc.cel import CELCompileError, CELRuntimeError, DeviceView, compile_selector
+from dralloc.cel import (
+    CELCompileError,
+    CELRuntimeError,
+    DeviceView,
+    compile_derived,
+    compile_selector,
+)
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
+from dralloc.inventory.compat import skipped_without_gate
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
 from dralloc.inventory.pools import DeviceID, PoolDevice
-from dralloc.models import Node
+from dralloc.models import DeviceAttribute, Node
+from dralloc.release import COMPATIBILITY_GROUPS_KNOWN, minor
 
 if TYPE_CHECKING:
     from dralloc.inventory.spec import RequestSpec
+    from dralloc.inventory.state import AllocatedState
+
+NO_DERIVED: dict[str, DeviceAttribute] = {}
 
 
 class Selectability:
     """DC-3 ``isSelectable`` with its per-call cache."""
 
-    def __init__(self, node: Node, features: Features, variant: Variant) -> None:
+    def __init__(self, node: Node, features: Features, variant: Variant,
+                 state: AllocatedState | None = None) -> None:
         self.node = node
         self.features = features
         self.variant = variant
+        self.state = state  # what allocated devices recorded (compatibility groups)
         self._by_request: dict[tuple[int, int, int], dict[DeviceID, str | None]] = {}  # request -> device -> why not
         self._views: dict[DeviceID, DeviceView] = {}
+        self._derived: dict[tuple[tuple[int, int, int], DeviceID], dict[str, DeviceAttribute]] = {}
+        self._knows_groups = minor(features.kubernetes_version) >= minor(COMPATIBILITY_GROUPS_KNOWN)
         self.evaluations = 0
 
     def view(self, pd: PoolDevice) -> DeviceView:
@@ -56,13 +75,51 @@ class Selectability:
         """Why the device is not selectable (None when it is)."""
         if not self.features.binding_conditions and pd.device.binding_conditions:
             return "has binding conditions (DRADeviceBindingConditions off)"
+        if self._skipped_for_groups(pd):
+            return "has compatibility groups (DRADeviceCompatibilityGroups off)"
         if not self._selectors(pd, req.device_class_name, req.class_selectors, "class"):
             return f"does not match class {req.device_class_name}"
         if not self._selectors(pd, req.claim_key, req.selectors, "claim"):
             return f"does not match the selectors of request {req.name}"
         if not self._node_ok(pd):
             return f"is not available on node {self.node.name}"
+        if req.derived:
+            self._derived[(req.key, pd.id)] = self._evaluate_derived(pd, req)
         return None
+
+    def derived(self, pd: PoolDevice, req: RequestSpec) -> dict[str, DeviceAttribute]:
+        """The request's derived attributes on a device it may select (name ->
+        value); raises the evaluation's error as Kubernetes does."""
+        if not req.derived:
+            return NO_DERIVED
+        got = self._derived.get((req.key, pd.id))
+        if got is None:
+            if self.why_not(pd, req) is not None:
+                return NO_DERIVED
+            got = self._derived.get((req.key, pd.id), NO_DERIVED)
+        return got
+
+    def _skipped_for_groups(self, pd: PoolDevice) -> bool:
+        if self.features.compatibility_groups or not pd.device.consumes_counters or not self._knows_groups:
+            return False
+        members = self.state.compat_members(pd.pool) if self.state is not None else {}
+        return skipped_without_gate(pd.device, members)
+
+    def _evaluate_derived(self, pd: PoolDevice, req: RequestSpec) -> dict[str, DeviceAttribute]:
+        out: dict[str, DeviceAttribute] = {}
+        for i, (name, expr) in enumerate(req.derived):
+            try:
+                prog = compile_derived(expr)
+            except CELCompileError as e:
+                raise AllocationError(f"claim {req.claim_key}, request {req.name}: derived attribute #{i} "
+                                      f"({name}): CEL compile error: {e}") from None
+            try:
+                self.evaluations += 1
+                out[name] = prog.evaluate(self.view(pd))
+            except CELRuntimeError as e:
+                raise AllocationError(f"claim {req.claim_key}, request {req.name}: derived attribute #{i} "
+                                      f"({name}) on device {pd.label}: CEL runtime error: {e}") from None
+        return out
 
     def _node_ok(self, pd: PoolDevice) -> bool:
         if not pd.slice.spec.per_device_node_selection:

@@ -6,7 +6,7 @@ the encoders."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dralloc.inventory.pools import PoolDevice
 from dralloc.models import DeviceClass, DeviceToleration
@@ -34,6 +34,8 @@ class RequestSpec:
     device_class: DeviceClass | None = None
     all_devices: list[PoolDevice] | None = None
     num_devices: int = 0
+    # KEP-6080 derived attributes (name, CEL expression), with DRADerivedAttributes on
+    derived: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def is_all(self) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dralloc.features import Features, Variant
+from dralloc.inventory.compat import Groups, Snapshots, allocated_members, record
 from dralloc.inventory.pools import CounterMap, DeviceID, Pool
 from dralloc.models import ResourceClaim
 
@@ -20,6 +21,10 @@ class AllocatedState:
     # counters held back beyond the committed devices' (pool id -> amounts): what
     # Kubernetes' search leaked, when the solver asks what is left (T-11 proofs)
     held_counters: dict[tuple[str, str], CounterMap] = field(default_factory=dict)
+    # compatibility groups the allocated results recorded (KEP-5963)
+    snapshots: Snapshots = field(default_factory=dict)
+    _members: dict[tuple[str, str], dict[str, list[tuple[str, Groups]]]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_claims(cls, claims: Iterable[ResourceClaim], features: Features,
@@ -38,6 +43,8 @@ class AllocatedState:
             for r in alloc.devices.results or []:
                 if r.admin_access:
                     continue
+                if r.compatibility_groups:
+                    record(st.snapshots, r)
                 dev = (r.driver, r.pool, r.device)
                 if features.consumable_capacity and r.share_id:
                     if not shares_known:
@@ -73,6 +80,17 @@ class AllocatedState:
                 if target is not None and name in target:
                     target[name] -= v
         return avail
+
+    def compat_members(self, pool: Pool) -> dict[str, list[tuple[str, Groups]]]:
+        """Counter set -> the groups of the pool's allocated devices drawing
+        from it (KEP-5963; computed once per pool)."""
+        got = self._members.get(pool.id)
+        if got is None:
+            allocated = [(pool.driver, pool.name, d.name)
+                         for d in [d for s in pool.slices for d in s.spec.devices or []] + pool.nontargeting_devices()
+                         if self.is_allocated((pool.driver, pool.name, d.name))]
+            got = self._members[pool.id] = allocated_members(pool, allocated, self.snapshots)
+        return got
 
     def is_allocated(self, dev: DeviceID) -> bool:
         """``IsDeviceAllocated``: held exclusively, or by any share."""

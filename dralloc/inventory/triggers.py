@@ -21,7 +21,7 @@ from typing import Any
 
 from dralloc.errors import AllocationError
 from dralloc.features import Variant
-from dralloc.inventory.attributes import as_set, lookup_attribute, scalar
+from dralloc.inventory.attributes import as_set, constraint_attribute, scalar
 from dralloc.inventory.candidates import (
     IN_USE,
     NOT_SELECTED,
@@ -105,7 +105,7 @@ def find_triggers(problem: Problem) -> list[Trigger]:
 def _claim_triggers(problem: Problem, plan: ClaimPlan, opts: list[_Option]) -> Iterator[Trigger]:
     set_mode = problem.variant is Variant.EXPERIMENTAL and problem.features.list_type_attributes
     multi_ok = problem.features.consumable_capacity and problem.variant is not Variant.STABLE
-    views = [_ConstraintView(c, opts, set_mode, multi_ok) for c in plan.constraints
+    views = [_ConstraintView(problem, c, opts, set_mode, multi_ok) for c in plan.constraints
              if c.match_attribute is not None or c.distinct_attribute is not None]
     for v in views:
         yield from v.own_defects(plan.key)
@@ -179,17 +179,20 @@ class _Partners:
 class _ConstraintView:
     """One constraint of a claim over the devices its requests may take."""
 
-    def __init__(self, model: DeviceConstraint, opts: list[_Option], set_mode: bool, multi_ok: bool) -> None:
+    def __init__(self, problem: Problem, model: DeviceConstraint, opts: list[_Option], set_mode: bool,
+                 multi_ok: bool) -> None:
+        self.problem = problem
         self.match = model.match_attribute is not None
         self.name = model.match_attribute or model.distinct_attribute or ""
         self.requests = list(model.requests or [])
         self.set_mode = set_mode
         self.opts = [o for o in opts if self.applies(o.spec)]
-        self.keys: dict[int, Key | str] = {}  # id(device) -> value key, MISSING without the attribute
+        # (id(device), the request when it derives attributes) -> value key, MISSING without the attribute
+        self.keys: dict[tuple[int, object], Key | str] = {}
         self.multi: set[int] = set()  # shared devices: one holding per request
         for o in self.opts:
             for pd in _devices(o):
-                self.keys.setdefault(id(pd), self._key(pd))
+                self.keys.setdefault(self.at(pd, o), self._key(pd, o))
                 if multi_ok and pd.device.allow_multiple_allocations:
                     self.multi.add(id(pd))
         self._partners: dict[int, _Partners] = {}
@@ -197,16 +200,24 @@ class _ConstraintView:
     def ident(self, pd: PoolDevice, o: _Option) -> Ident:
         return (id(pd), o.slot if id(pd) in self.multi else -1)
 
+    @staticmethod
+    def at(pd: PoolDevice, o: _Option) -> tuple[int, object]:
+        return (id(pd), o.spec.key if o.spec.derived else None)
+
     def holdings(self) -> dict[Ident, Key | str]:
-        return {self.ident(pd, o): self.keys[id(pd)] for o in self.opts for pd in _devices(o)}
+        return {self.ident(pd, o): self.keys[self.at(pd, o)] for o in self.opts for pd in _devices(o)}
 
     def applies(self, spec: RequestSpec) -> bool:
         if not self.requests:
             return True
         return spec.base in self.requests or (bool(spec.sub) and spec.name in self.requests)
 
-    def _key(self, pd: PoolDevice) -> Key | str:
-        attr = lookup_attribute(pd.device, pd.pool.driver, self.name)
+    def _key(self, pd: PoolDevice, o: _Option) -> Key | str:
+        try:
+            derived = self.problem.selectable.derived(pd, o.spec) if o.spec.derived else None
+        except AllocationError:  # an order-dependent error, already a trigger of its own
+            return MISSING
+        attr = constraint_attribute(pd.device, pd.pool.driver, self.name, derived)
         if attr is None:
             return MISSING
         return as_set(attr) if self.set_mode else scalar(attr)
@@ -218,7 +229,7 @@ class _ConstraintView:
             for p in self.opts:
                 if p.slot != o.slot or (p is o and o.spec.num_devices >= 2):
                     for pd in _devices(p):
-                        k = self.keys[id(pd)]
+                        k = self.keys[self.at(pd, p)]
                         if k != MISSING:  # never held
                             keys[self.ident(pd, p)] = k  # type: ignore[assignment]
             got = self._partners[id(o)] = _Partners(keys)
@@ -231,7 +242,7 @@ class _ConstraintView:
         if o not in self.opts:
             return False
         partners = self.partners(o)
-        return any(self._refusable(self.keys[id(pd)], self.ident(pd, o), partners) for pd in devices)
+        return any(self._refusable(self.keys[self.at(pd, o)], self.ident(pd, o), partners) for pd in devices)
 
     def _refusable(self, key: Key | str, me: Ident, partners: _Partners) -> bool:
         if key == MISSING:
@@ -254,7 +265,8 @@ class _ConstraintView:
             yield Trigger("distinct-attribute-duplicates", f"{where}: a request takes several devices and "
                           "two candidates share a value", False)
         if self.match and self.set_mode and len(vals) >= 3 and len(set(vals)) >= 2 \
-                and sum(o.spec.num_devices for o in self.opts) >= 2:
+                and sum(o.spec.num_devices for o in self.opts) >= 2 \
+                and self.problem.features.has_defect("match-attribute-stale-intersection"):
             yield Trigger("match-attribute-stale-intersection", f"{where}: list values that differ can narrow "
                           "the intersection", True)
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -30,9 +29,10 @@ from dralloc.errors import InputError, InputErrors
 from dralloc.io import build, registry, share
 from dralloc.io.defaults import default_claim, default_namespace, default_template
 from dralloc.io.mixins import flatten_slice
-from dralloc.io.parse import RawDocument, UnreadableError, iter_documents, read_documents
+from dralloc.io.parse import RawDocument, UnreadableError, read_documents
 from dralloc.io.progress import LoadProgress
 from dralloc.io.served import SeenMap, merge, record, unserved
+from dralloc.io.sources import SUFFIXES, Input, documents, expand, iter_files, release, size
 from dralloc.models import (
     CompositePodGroup,
     DeviceClass,
@@ -51,11 +51,8 @@ from dralloc.models import (
 
 # UnreadableError, read_documents and RawDocument live in dralloc.io.parse;
 # they are still importable from here, where they used to be.
-__all__ = ["ObjectSet", "RawDocument", "UnreadableError", "describe_key", "iter_files", "load", "object_key",
-           "parse_object", "read_documents"]
-
-SUFFIXES = (".yaml", ".yml", ".json")
-
+__all__ = ["SUFFIXES", "ObjectSet", "RawDocument", "UnreadableError", "describe_key", "iter_files", "load",
+           "object_key", "parse_object", "read_documents"]
 
 Key = tuple[str, str, str]  # kind, namespace ("" for cluster-scoped kinds), name
 
@@ -112,6 +109,7 @@ class ObjectSet:
     skipped: list[str] = field(default_factory=list)    # documents of kinds dralloc does not read
     replaced: list[str] = field(default_factory=list)   # duplicates replaced (last_wins)
     unserved: list[str] = field(default_factory=list)   # API versions / fields the release does not serve
+    notes: list[str] = field(default_factory=list)      # what a source says of itself (a cluster's scope)
     api_seen: SeenMap = field(default_factory=dict)     # every (apiVersion, kind) and release field read
     origin: dict[int, str] = field(default_factory=dict)  # id(obj) -> where
     admitted: bool = False  # every object defaulted and validated as the API server does
@@ -156,6 +154,7 @@ class ObjectSet:
         self.skipped.extend(other.skipped)
         self.replaced.extend(other.replaced)
         self.unserved.extend(other.unserved)
+        self.notes.extend(other.notes)
         merge(self.api_seen, other.api_seen)
         self.admitted = False
 
@@ -175,9 +174,10 @@ class ObjectSet:
 
     @property
     def warnings(self) -> list[str]:
-        """Every warning line: skipped documents, replaced duplicates, API
-        versions and fields the release does not serve."""
-        return [*self.skipped, *self.replaced, *self.unserved]
+        """Every warning line: what a source says of itself, skipped
+        documents, replaced duplicates, API versions and fields the release
+        does not serve."""
+        return [*self.notes, *self.skipped, *self.replaced, *self.unserved]
 
     def where(self, obj: TypedObject) -> str:
         return self.origin.get(id(obj), "")
@@ -194,20 +194,6 @@ class ObjectSet:
         ns, _, name = key.rpartition("/")
         spaces = (ns,) if ns else ("default", "")
         return next((c for c in self.claims if c.name == name and c.namespace in spaces), None)
-
-
-def iter_files(paths: Iterable[str | Path]) -> Iterator[Path | None]:
-    """Files named by ``paths`` (directories walked recursively in name order;
-    ``-`` yields None for stdin)."""
-    for p in paths:
-        if str(p) == "-":
-            yield None
-            continue
-        path = Path(p)
-        if path.is_dir():
-            yield from sorted(f for f in path.rglob("*") if f.is_file() and f.suffix in SUFFIXES)
-        else:
-            yield path
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -346,10 +332,12 @@ class _Reader:
         self.out.replaced.append(f"{where}: {describe_key(key)} replaces the one at {first}")
 
 
-def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = False,
+def load(inputs: Iterable[Input], *, collect: bool = False, strict: bool = False,
          last_wins: bool = False, progress: bool | None = None,
          kubernetes_version: str | None = None) -> ObjectSet:
-    """Load every object from ``paths``, in input order.
+    """Load every object from ``inputs`` -- paths (files, folders, ``-`` for
+    stdin) and other sources (a live cluster: :class:`dralloc.io.live.LiveSource`;
+    :mod:`dralloc.io.sources`) --, in input order.
 
     Problems (unreadable files, invalid objects, duplicates; documents of
     unknown kinds when ``strict``) are raised together as
@@ -359,29 +347,24 @@ def load(paths: Iterable[str | Path], *, collect: bool = False, strict: bool = F
     the earlier object and ``.replaced`` says so. A load that takes over 2 s
     shows its progress on stderr when stderr is a terminal (``progress``:
     True always, False never). Objects in an API version, or with a field,
-    that Kubernetes ``kubernetes_version`` (default 1.37) does not serve are
-    read, with a warning line in ``.unserved`` per kind and version."""
+    that Kubernetes ``kubernetes_version`` (default: a cluster's own release,
+    else 1.37) does not serve are read, with a warning line in ``.unserved``
+    per kind and version; what a source says of itself is in ``.notes``."""
     reader = _Reader(strict, last_wins)
-    files = list(iter_files(paths))
-    meter = LoadProgress(sum(_size(f) for f in files), progress)
-    with build.quiet_gc(), share.sharing():
-        for path in files:
-            for doc in iter_documents(path, meter.read):
-                if isinstance(doc, InputError):
-                    reader.out.errors.append(doc)
-                else:
-                    reader.document(doc)
-                    meter.object()
-            meter.file_done()
+    items = expand(inputs)
+    version = release(items, kubernetes_version)  # a cluster's release when none is given: asked first
+    meter = LoadProgress(sum(size(i) for i in items), progress)
+    with build.quiet_gc(), share.sharing():   # nodes of one type share their devices' parts
+        for doc in documents(items, meter):
+            if isinstance(doc, InputError):
+                reader.out.errors.append(doc)
+            elif isinstance(doc, str):
+                reader.out.notes.append(doc)
+            else:
+                reader.document(doc)
+                meter.object()
     meter.finish()
-    reader.out.unserved.extend(unserved(reader.out.api_seen, kubernetes_version))
+    reader.out.unserved.extend(unserved(reader.out.api_seen, version))
     if reader.out.errors and not collect:
         raise InputErrors(reader.out.errors)
     return reader.out
-
-
-def _size(path: Path | None) -> int:
-    try:
-        return path.stat().st_size if path is not None else 0
-    except OSError:
-        return 0  # reported when it is read

@@ -14,6 +14,7 @@ from dralloc.features import GATES, Features, Variant
 from dralloc.io.loader import ObjectSet, describe_validation_error, iter_files, parse_object
 from dralloc.io.parse import iter_documents
 from dralloc.models import AllocationResult, Node, ObjectMeta, ResourceClaim
+from dralloc.release import release
 
 FEATURE_NAMES = frozenset(GATES)
 VARIANTS = ("stable", "incubating", "experimental")
@@ -35,6 +36,7 @@ class Scenario:
     skip_reason: str = ""
     variant: str | None = None
     features: frozenset[str] = frozenset()
+    kubernetes_version: str | None = None  # the release whose allocator code answers (default: dralloc's)
     node: Node | None = None
     objects: ObjectSet = field(default_factory=ObjectSet)
     allocated: list[ResourceClaim] = field(default_factory=list)
@@ -62,6 +64,19 @@ def _check_variant(variant: Variant, features: Features, where: str) -> None:
                          source=where, field="variant")
 
 
+def _version(raw: Any, where: str) -> str | None:
+    """The scenario's own release (the one whose answer it holds), or None."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise InputError('kubernetes_version must be a release such as "1.37" (a string)', source=where,
+                         field="kubernetes_version")
+    try:
+        return release(raw).version
+    except InputError as e:
+        raise InputError(e.message, source=where, field="kubernetes_version") from None
+
+
 def parse_scenario(doc: Any, where: str) -> Scenario:
     if not isinstance(doc, dict):
         raise InputError("a scenario must be a mapping", source=where)
@@ -78,11 +93,12 @@ def parse_scenario(doc: Any, where: str) -> Scenario:
     variant = doc.get("variant")
     if variant is not None and variant not in VARIANTS:
         raise InputError(f"variant must be one of {VARIANTS}", source=where, field="variant")
+    version = _version(doc.get("kubernetes_version"), where)
     if variant is not None:
-        _check_variant(Variant(variant), Features.from_gates(features), where)
+        _check_variant(Variant(variant), Features.from_gates(features, version), where)
     sc = Scenario(name=name, path=where, description=str(doc.get("description") or ""),
                   source=str(doc.get("source") or ""), skip_reason=str(doc.get("skip_reason") or ""),
-                  variant=variant, features=frozenset(features))
+                  variant=variant, features=frozenset(features), kubernetes_version=version)
     node = doc.get("node")
     if node is not None:
         if not isinstance(node, dict) or not isinstance(node.get("name", ""), str):
@@ -104,7 +120,7 @@ def parse_scenario(doc: Any, where: str) -> Scenario:
             target.append(obj)
     sc.expect = _expect(doc.get("expect"), where)
     sc.extra = {k: v for k, v in doc.items() if k not in {
-        "name", "description", "source", "skip_reason", "variant", "features", "node",
+        "name", "description", "source", "skip_reason", "variant", "features", "kubernetes_version", "node",
         "objects", "allocated", "claims", "expect"}}
     return sc
 

@@ -4,6 +4,7 @@ plus Node and Pod). Models hold data only; no solver, YAML or CEL here."""
 from dralloc.models.base import K8sModel, OpenModel, QuantityField
 from dralloc.models.core import (
     Container,
+    ContainerExtendedResourceRequest,
     LabelSelector,
     LabelSelectorRequirement,
     Node,
@@ -14,6 +15,7 @@ from dralloc.models.core import (
     OwnerReference,
     Pod,
     PodCondition,
+    PodExtendedResourceClaimStatus,
     PodResourceClaim,
     PodSchedulingGroup,
     TypedObject,
@@ -31,6 +33,7 @@ from dralloc.models.resource import (
     CapacityRequirements,
     Counter,
     CounterSet,
+    DerivedAttribute,
     Device,
     DeviceAllocationConfiguration,
     DeviceAllocationResult,
@@ -70,17 +73,18 @@ from dralloc.models.scheduling import (
 )
 
 __all__ = [
-    "AllocationResult", "CapacityRequestPolicy", "CompositePodGroup", "CapacityRequirements", "Container", "Counter",
+    "AllocationResult", "CapacityRequestPolicy", "CompositePodGroup", "CapacityRequirements", "Container", "ContainerExtendedResourceRequest",
+    "Counter",
     "CounterSet", "Device", "DeviceAllocationConfiguration", "DeviceAllocationResult",
     "DeviceAttribute", "DeviceCapacity", "DeviceClaim", "DeviceClaimConfiguration",
-    "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DeviceRequest",
+    "DeviceClass", "DeviceConstraint", "DeviceCounterConsumption", "DerivedAttribute", "DeviceRequest",
     "DeviceRequestAllocationResult", "DeviceSelector", "DeviceSubRequest", "DeviceTaint",
     "DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintSelector", "LabelSelector", "LabelSelectorRequirement",
     "OwnerReference", "PodCondition", "PodDisruptionBudget", "PodDisruptionBudgetSpec", "PodDisruptionBudgetStatus",
     "PriorityClass",
     "DeviceToleration", "ExactDeviceRequest", "K8sModel", "Node", "NodeSelector",
     "NodeSelectorRequirement", "NodeSelectorTerm", "ObjectMeta", "OwnerReference", "OpaqueDeviceConfiguration",
-    "GangSchedulingPolicy", "OpenModel", "Pod", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
+    "GangSchedulingPolicy", "OpenModel", "Pod", "PodExtendedResourceClaimStatus", "PodGroup", "PodGroupPolicy", "PodGroupResourceClaim",
     "PodResourceClaim", "PodSchedulingGroup", "QuantityField", "ResourceClaim",
     "ResourceClaimSpec", "ResourceClaimStatus", "ResourceClaimTemplate", "ResourcePool",
     "ResourceSlice", "ResourceSliceSpec", "TypedObject", "Workload", "WorkloadReference",

@@ -119,12 +119,19 @@ class ResourceClaimRef(OpenModel):
 
 
 class ContainerResources(OpenModel):
+    """``resources`` of a container: its claims, and its requests and limits
+    (resource name -> quantity; kept as written and parsed where read, by
+    :mod:`dralloc.extended` for extended resources)."""
+
     claims: list[ResourceClaimRef] | None = None
+    requests: dict[str, FreeForm] | None = None
+    limits: dict[str, FreeForm] | None = None
 
 
 class Container(OpenModel):
     name: str = ""
     resources: ContainerResources | None = None
+    restart_policy: str | None = None          # "Always" on an init container: a sidecar
 
 
 class WorkloadReference(OpenModel):
@@ -151,11 +158,30 @@ class PodSpec(OpenModel):
     scheduling_group: PodSchedulingGroup | None = None
     containers: list[Container] = Field(default_factory=list)
     init_containers: list[Container] | None = None
+    overhead: dict[str, FreeForm] | None = None     # RuntimeClass overhead, added to the pod's requests
 
 
 class PodResourceClaimStatus(OpenModel):
     name: str
     resource_claim_name: str | None = None
+
+
+class ContainerExtendedResourceRequest(OpenModel):
+    """One entry of ``status.extendedResourceClaimStatus.requestMappings``:
+    which request of the scheduler's extended-resource claim serves a
+    container's extended resource (KEP-5004)."""
+
+    container_name: str = ""
+    resource_name: str = ""
+    request_name: str = ""
+
+
+class PodExtendedResourceClaimStatus(OpenModel):
+    """``status.extendedResourceClaimStatus``: the claim the scheduler made
+    for the pod's extended resources backed by DRA, and its request mapping."""
+
+    resource_claim_name: str = ""
+    request_mappings: list[ContainerExtendedResourceRequest] | None = None
 
 
 class PodCondition(OpenModel):
@@ -167,6 +193,7 @@ class PodStatus(OpenModel):
     phase: str | None = None
     conditions: list[PodCondition] | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] | None = None
+    extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
 
 
 class Pod(TypedObject, OpenModel):

@@ -73,6 +73,9 @@ class DeviceCounterConsumption(K8sModel):
     counter_set: str
     counters: dict[str, Counter] | None = None
     includes: list[str] | None = None  # KEP-5234
+    # KEP-5963 (DRADeviceCompatibilityGroups, 1.37 alpha): devices drawing from
+    # one counter set are co-allocated only when their groups intersect
+    compatibility_groups: list[str] | None = None
 
 
 class NodeAllocatableResourceMapping(K8sModel):
@@ -243,6 +246,15 @@ class CapacityRequirements(K8sModel):
     requests: dict[str, QuantityField] | None = None
 
 
+class DerivedAttribute(K8sModel):
+    """KEP-6080 (DRADerivedAttributes, 1.37 alpha): a virtual attribute of each
+    candidate device, computed by a CEL expression, that the claim's
+    constraints can name."""
+
+    name: str
+    expression: str
+
+
 class ExactDeviceRequest(K8sModel):
     device_class_name: str = ""
     selectors: list[DeviceSelector] | None = None
@@ -251,6 +263,7 @@ class ExactDeviceRequest(K8sModel):
     admin_access: bool | None = None
     tolerations: list[DeviceToleration] | None = None
     capacity: CapacityRequirements | None = None
+    derived_attributes: list[DerivedAttribute] | None = None
 
 
 class DeviceSubRequest(K8sModel):
@@ -261,6 +274,7 @@ class DeviceSubRequest(K8sModel):
     count: int | None = None
     tolerations: list[DeviceToleration] | None = None
     capacity: CapacityRequirements | None = None
+    derived_attributes: list[DerivedAttribute] | None = None
 
 
 class DeviceRequest(K8sModel):
@@ -302,6 +316,8 @@ class DeviceRequestAllocationResult(K8sModel):
     share_id: str | None = Field(default=None, alias="shareID")
     consumed_capacity: dict[str, QuantityField] | None = None
     skip_node_operations: list[str] | None = None
+    # KEP-5963: the device's compatibility groups per counter set, as allocated
+    compatibility_groups: dict[str, list[str]] | None = None
 
 
 class DeviceAllocationConfiguration(K8sModel):

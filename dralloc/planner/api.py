@@ -8,6 +8,7 @@ from typing import Any
 
 from dralloc.errors import InputError
 from dralloc.features import Features
+from dralloc.inventory.compat import declares_groups
 from dralloc.io import ObjectSet, load
 from dralloc.io.progress import Progress, counter
 from dralloc.models import Node
@@ -23,7 +24,7 @@ from dralloc.planner.questions.repack import mixed_fragmentation
 from dralloc.planner.simulate.podsim import NodeObjects, probes
 from dralloc.planner.view.cluster import Cluster, build_cluster
 from dralloc.planner.view.demand import Demand, demand_from
-from dralloc.planner.view.pods import PodsDemand, pods_demand
+from dralloc.planner.view.pods import PodsDemand, device_plugin_note, pods_demand
 from dralloc.planner.view.weigh import weigh_pods, weigh_workloads
 from dralloc.validation.admission import admit
 
@@ -77,26 +78,38 @@ def answer(question: str, objs: ObjectSet, opts: Options, template_objs: ObjectS
         objs = Grower(objs, unit_from(objs, template_objs, opts.template)).with_k(opts.add)
         template_objs = None
     objective = opts.objective if question not in PLACES_EVERYTHING else DEFAULT_OBJECTIVE
-    if question == "fragmentation" and (pending := pods_demand(objs)).pods and not pending.simple():
+    if question == "fragmentation" and (pending := pods_demand(objs, feats)).pods and not pending.simple():
         per_node = _weigh(objs, pending, objective, feats)
         ans = mixed_fragmentation(objs, pending, feats, opts.time_limit, opts.workers, opts.progress, per_node)
         return express(ans, pending.weighing())
     if question == "fragmentation":
         state = build_cluster(objs, Demand(), feats, progress=counter(opts.progress, "nodes analysed"))
         empty = build_cluster(without_allocations(objs), Demand(), feats)
-        ans = fragmentation(state, empty, opts.time_limit, opts.workers)
+        ans = fragmentation(state, empty, opts.time_limit, opts.workers, groups=_groups_matter(objs, feats))
         ans.cluster = state
         ans.objective = {"name": opts.objective, "note": "no pending demand: the re-pack needs the fewest units for "
                                                          "what is allocated, whatever the objective"}
         return ans
-    general = pods_demand(objs)
+    general = pods_demand(objs, feats)
     if not general.pods:
-        raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
-    if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1):
+        raise InputError("no demand: give Pods (with ResourceClaimTemplates or extended resources a DeviceClass "
+                         "serves) or unallocated ResourceClaims")
+    ans = _answer(question, objs, general, opts, template_objs, objective)
+    note = device_plugin_note(objs, feats)
+    if note is not None:
+        ans.optimal.setdefault("notes", []).append(note)
+    return ans
+
+
+def _answer(question: str, objs: ObjectSet, general: PodsDemand, opts: Options,
+            template_objs: ObjectSet | None, objective: str) -> Answer:
+    feats = opts.features()
+    if not general.simple() or (template_objs is not None and len(template_objs.nodes) > 1) \
+            or _groups_matter(objs, feats):
         per_node = _weigh(objs, general, objective, feats)
         return express(_ask_general(question, objs, general, opts, template_objs, per_node), general.weighing(),
                        opts.objective)
-    demand = demand_from(objs)
+    demand = demand_from(objs, feats)
     if not demand.workloads:
         raise InputError("no demand: give Pods (with ResourceClaimTemplates) or unallocated ResourceClaims")
     nodes: list[Node] = list(objs.nodes)
@@ -127,10 +140,21 @@ def _weigh(objs: ObjectSet, demand: PodsDemand, objective: str, feats: Features)
     return per_node
 
 
+def _groups_matter(objs: ObjectSet, features: Features) -> bool:
+    """Compatibility groups (DRADeviceCompatibilityGroups) decide which
+    partitions go together: the pattern model's layouts do not know them, the
+    allocator's encoding (the general models) does."""
+    return features.compatibility_groups and any(
+        declares_groups(d) for s in objs.slices for d in s.spec.devices or [])
+
+
 def _ask_general(question: str, objs: ObjectSet, demand: PodsDemand, opts: Options,
                  template_objs: ObjectSet | None, per_node: NodeObjects | None = None) -> Answer:
     """Demand beyond one device per pod: the joint model over nodes."""
     feats = opts.features()
+    if question == "layout" and demand.simple():
+        raise InputError("layout's pattern model does not know compatibility groups (DRADeviceCompatibilityGroups "
+                         "is on and devices declare them); ask fit or add-nodes")
     if question == "layout":
         raise InputError("layout answers for pods with one claim for one device; for this demand ask fit or add-nodes")
     if question == "fit":

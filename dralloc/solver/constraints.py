@@ -8,24 +8,34 @@ defect events the replay reports."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 
-from dralloc.inventory.attributes import Scalar, as_set, lookup_attribute, scalar, scalar_of_kind
+from dralloc.inventory.attributes import (
+    Scalar,
+    as_set,
+    constraint_attribute,
+    scalar,
+    scalar_of_kind,
+)
 from dralloc.inventory.pools import PoolDevice
+from dralloc.inventory.spec import RequestSpec
 from dralloc.models import DeviceAttribute, DeviceConstraint
 
 ValueSet = tuple[str, frozenset[object]]
+DerivedOf = Callable[[PoolDevice, RequestSpec], Mapping[str, DeviceAttribute]]
 
 
 class Constraint:
-    def __init__(self, model: DeviceConstraint, attribute: str, set_mode: bool) -> None:
+    def __init__(self, model: DeviceConstraint, attribute: str, set_mode: bool,
+                 derived_of: DerivedOf | None = None) -> None:
         self.on_event: Callable[[str], None] = _ignore  # told when the quirk made a verdict differ from the rule
         self.requests = list(model.requests or [])
         self.attribute = attribute
         self.set_mode = set_mode
+        self.derived_of = derived_of  # a request's derived attributes on a device (KEP-6080)
         self.count = 0
         self._applies: dict[tuple[str, str], bool] = {}
-        self._values: dict[int, tuple[DeviceAttribute | None, Scalar | None, ValueSet | None]] = {}
+        self._values: dict[object, tuple[DeviceAttribute | None, Scalar | None, ValueSet | None]] = {}
         self.held: list[tuple[int, DeviceAttribute]] = []  # (id of the device, its attribute), in add order
 
     def applies(self, base: str, sub: str) -> bool:
@@ -35,16 +45,20 @@ class Constraint:
                 bool(sub) and f"{base}/{sub}" in self.requests)
         return got
 
-    def lookup(self, pd: PoolDevice) -> DeviceAttribute | None:
-        return self.values(pd)[0]
+    def lookup(self, req: RequestSpec, pd: PoolDevice) -> DeviceAttribute | None:
+        return self.values(req, pd)[0]
 
-    def values(self, pd: PoolDevice) -> tuple[DeviceAttribute | None, Scalar | None, ValueSet | None]:
-        """The device's attribute, its scalar and its set form (cached)."""
-        got = self._values.get(id(pd))
+    def values(self, req: RequestSpec, pd: PoolDevice) -> tuple[DeviceAttribute | None, Scalar | None,
+                                                                ValueSet | None]:
+        """The attribute compared for the device taken by ``req`` (a derived
+        one first), its scalar and its set form (cached)."""
+        key = (id(pd), req.key) if req.derived else id(pd)
+        got = self._values.get(key)
         if got is None:
-            attr = lookup_attribute(pd.device, pd.pool.driver, self.attribute)
+            derived = self.derived_of(pd, req) if req.derived and self.derived_of is not None else None
+            attr = constraint_attribute(pd.device, pd.pool.driver, self.attribute, derived)
             got = (attr, scalar(attr), as_set(attr)) if attr is not None else (None, None, None)
-            self._values[id(pd)] = got
+            self._values[key] = got
         return got
 
     def _hold(self, pd: PoolDevice, attr: DeviceAttribute) -> None:
@@ -64,32 +78,40 @@ class Constraint:
                 del self.held[i]
                 break
 
-    def add(self, base: str, sub: str, pd: PoolDevice) -> bool:
+    def add(self, req: RequestSpec, pd: PoolDevice) -> bool:
         raise NotImplementedError
 
-    def remove(self, base: str, sub: str, pd: PoolDevice) -> None:
+    def remove(self, req: RequestSpec, pd: PoolDevice) -> None:
         raise NotImplementedError
 
 
 class MatchAttribute(Constraint):
     """All devices share one value. Scalar mode keeps the first device's
-    attribute as reference; set mode narrows a running intersection that is
-    never widened again on backtracking (a Kubernetes defect)."""
+    attribute as reference; set mode narrows a running intersection. Before
+    Kubernetes 1.37 it was never widened again on backtracking (a defect);
+    1.37 restores it (``restore``: a stack of the intersections before each
+    device, popped when the device is removed)."""
 
-    def __init__(self, model: DeviceConstraint, set_mode: bool) -> None:
-        super().__init__(model, model.match_attribute or "", set_mode)
+    def __init__(self, model: DeviceConstraint, set_mode: bool, derived_of: DerivedOf | None = None,
+                 restore: bool = False) -> None:
+        super().__init__(model, model.match_attribute or "", set_mode, derived_of)
         self.reference: DeviceAttribute | None = None
         self.intersection: ValueSet | None = None
+        self.restore = restore
+        self._before: list[ValueSet | None] = []
         self.narrowed_stale = False  # a device was refused that the held devices' own intersection admits
 
-    def add(self, base: str, sub: str, pd: PoolDevice) -> bool:
-        if not self.applies(base, sub):
+    def add(self, req: RequestSpec, pd: PoolDevice) -> bool:
+        if not self.applies(req.base, req.sub):
             return True
-        attr, new, as_values = self.values(pd)
+        attr, new, as_values = self.values(req, pd)
         if attr is None:
             return False
         if self.set_mode:
+            before = self.intersection
             ok = self._add_set(as_values)
+            if ok and self.restore:
+                self._before.append(before)
         elif self.count == 0:
             self.reference = attr
             ok = True
@@ -110,7 +132,8 @@ class MatchAttribute(Constraint):
             return False
         common = cur[1] & s[1]
         if not common:
-            self._check_stale(s)
+            if not self.restore:
+                self._check_stale(s)
             return False
         self.intersection = (cur[0], common)
         return True
@@ -128,8 +151,10 @@ class MatchAttribute(Constraint):
             self.narrowed_stale = True
             self.on_event("match-attribute-stale-intersection")
 
-    def remove(self, base: str, sub: str, pd: PoolDevice) -> None:
-        if self.applies(base, sub):
+    def remove(self, req: RequestSpec, pd: PoolDevice) -> None:
+        if self.applies(req.base, req.sub):
+            if self.set_mode and self.restore and self._before:
+                self.intersection = self._before.pop()
             self._release(pd)
 
 
@@ -137,15 +162,16 @@ class DistinctAttribute(Constraint):
     """Devices have pairwise different values — but only the last device of
     each request is remembered (a Kubernetes defect: values can repeat)."""
 
-    def __init__(self, model: DeviceConstraint, set_mode: bool) -> None:
-        super().__init__(model, model.distinct_attribute or "", set_mode)
+    def __init__(self, model: DeviceConstraint, set_mode: bool, derived_of: DerivedOf | None = None) -> None:
+        super().__init__(model, model.distinct_attribute or "", set_mode, derived_of)
         self.seen: dict[str, DeviceAttribute] = {}
         self.forgot = False  # a device was let in that the rule refuses (its value repeats a held one)
 
-    def add(self, base: str, sub: str, pd: PoolDevice) -> bool:
-        if not self.applies(base, sub):
+    def add(self, req: RequestSpec, pd: PoolDevice) -> bool:
+        if not self.applies(req.base, req.sub):
             return True
-        attr = self.lookup(pd)
+        base = req.base
+        attr = self.lookup(req, pd)
         if attr is None:
             return False
         if self.count == 0:
@@ -181,9 +207,9 @@ class DistinctAttribute(Constraint):
             return bool(others)
         return any(scalar_of_kind(v, new[0]) == new[1] for v in others)
 
-    def remove(self, base: str, sub: str, pd: PoolDevice) -> None:
-        if self.applies(base, sub):
-            self.seen.pop(base, None)
+    def remove(self, req: RequestSpec, pd: PoolDevice) -> None:
+        if self.applies(req.base, req.sub):
+            self.seen.pop(req.base, None)
             self._release(pd)
 
 
@@ -192,13 +218,16 @@ def _ignore(event: str) -> None:
 
 
 def build_constraints(models: list[DeviceConstraint], set_mode: bool,
-                      on_event: Callable[[str], None] | None = None) -> list[Constraint]:
+                      on_event: Callable[[str], None] | None = None, derived_of: DerivedOf | None = None,
+                      restore: bool = False) -> list[Constraint]:
+    """The claim's constraints as Kubernetes checks them; ``restore``: the
+    release's matchAttribute restores its list intersection on backtracking."""
     out: list[Constraint] = []
     for m in models:
         if m.match_attribute is not None:
-            out.append(MatchAttribute(m, set_mode))
+            out.append(MatchAttribute(m, set_mode, derived_of, restore))
         elif m.distinct_attribute is not None:
-            out.append(DistinctAttribute(m, set_mode))
+            out.append(DistinctAttribute(m, set_mode, derived_of))
     for c in out:
         c.on_event = on_event or _ignore
     return out

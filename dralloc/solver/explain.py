@@ -146,6 +146,9 @@ def render(problem: Problem, core: list[str], enc: Encoding | None = None) -> li
             c = plan.constraints[int(idx)]
             what = f"matchAttribute {c.match_attribute}" if c.match_attribute else f"distinctAttribute {c.distinct_attribute}"
             out.append(f"claim {plan_key} constraint #{idx} ({what}) over requests {c.requests or 'all'}")
+        elif kind == "compatibility":
+            out.append(f"counter set {label.split(' ', 1)[1]}: the devices drawing from it must share a "
+                       "compatibility group (DRADeviceCompatibilityGroups)")
         elif label == STOPPED:
             out.append("(the search stopped at its time limit: this set conflicts but may not be minimal)")
         else:

@@ -17,6 +17,8 @@ a caller gives none:
   master, compact model) share it.
 * ``verify`` -- 10 s for the joint placement of the pending pods (each
   feasibility test while shrinking a conflicting set: :data:`CORE`).
+* ``availability`` -- 10 s for each (node, shape): the CP-SAT count of
+  copies, and each claim of Kubernetes' one-after-another count.
 * the comparison with Kubernetes' answer (``--compare-time-limit``) -- 2 s.
 
 A search that stops at its limit says so (:func:`stopped`), and only then:
@@ -32,6 +34,7 @@ DEFAULTS: dict[str, float] = {      # seconds, per command
     "explain": 10.0,
     "plan": 20.0,
     "verify": 10.0,
+    "availability": 10.0,
     "compare": 2.0,
 }
 DEFAULT_TIME_LIMIT = DEFAULTS["allocate"]   # a CP-SAT search whose caller gives none

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from dralloc.models import AllocationResult
+from dralloc.models import AllocationResult, ResourceClaim
 
 # the note of a CP-SAT mode that handed the question to the replay
 REPLAY_NOTE = "answered by replay"
@@ -61,6 +61,12 @@ class Outcome:
     verified: bool | None = None       # checked by the independent verifier (None: not checked)
     findings: list[str] = field(default_factory=list)  # the verifier's error findings
     kubernetes: KubernetesAnswer | None = None  # first-fit: what is known of Kubernetes' answer
+    # A pod on a node (dralloc.cluster.pods.on_node): claims as the scheduler builds them for this node
+    # where they differ from those asked (the extended-resource claim, dralloc.extended), what the node's
+    # device plugins give the pod, and the request mapping its status.extendedResourceClaimStatus gets.
+    instances: dict[str, ResourceClaim] = field(default_factory=dict)
+    device_plugin: dict[str, int] = field(default_factory=dict)
+    request_mappings: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def by_replay(self) -> bool:
@@ -82,6 +88,8 @@ class Outcome:
                 devs = alloc.devices.results if alloc.devices and alloc.devices.results else []
                 shown = ", ".join(f"{r.request}={r.driver}/{r.pool}/{r.device}" for r in devs) or "no devices"
                 lines.append(f"  {key}: {shown}")
+        if self.device_plugin:
+            lines.append("  device plugin: " + ", ".join(f"{n}={v}" for n, v in self.device_plugin.items()))
         for r in self.reasons:
             lines.append(f"  why: {r}")
         for d in self.defects:

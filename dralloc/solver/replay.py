@@ -23,6 +23,7 @@ from dralloc.inventory.problem import Problem
 from dralloc.inventory.requests import MAX_RESULTS, RequestSpec
 from dralloc.inventory.taints import untolerated_taint
 from dralloc.solver.cancel import cancel_requested
+from dralloc.solver.compat_book import CompatBook, Undo
 from dralloc.solver.constraints import (
     Constraint,
     DistinctAttribute,
@@ -92,9 +93,14 @@ class ReplaySearch:
         self.results: list[list[Chosen]] = [[] for _ in problem.plans]
         self.capacity = CapacityBook(problem)
         self.counters = CounterLedger(problem.state, problem.pools)
+        self.compat = CompatBook(problem)
+        self.compat_on = self.compat.on
         self.first_seen: dict[str, int] = {}      # event -> step it first fired at
         set_mode = self.variant is Variant.EXPERIMENTAL and self.features.list_type_attributes
-        self.constraints: list[list[Constraint]] = [build_constraints(pl.constraints, set_mode, self.event)
+        restore = not self.features.has_defect("match-attribute-stale-intersection")
+        derived_of = problem.selectable.derived
+        self.constraints: list[list[Constraint]] = [build_constraints(pl.constraints, set_mode, self.event,
+                                                                      derived_of, restore)
                                                     for pl in problem.plans]
         self.selected: dict[tuple[int, int], int] = {}
         self._claims = len(problem.plans)
@@ -268,24 +274,31 @@ class ReplaySearch:
 
     def allocate_device(self, c: int, req: RequestSpec, pd: PoolDevice, idx: int, must: bool) -> Chosen | None:
         """DC-10..DC-18 (the caller has made the DC-9 check); the device's
-        result, or None when refused."""
+        result, or None when refused. Compatibility groups (1.37 alpha) are
+        checked before the counters, so refusing for them leaks nothing; every
+        later refusal takes the device's groups back."""
         dev = pd.device
         multi = self.multi_ok and bool(dev.allow_multiple_allocations)
         counted = False
+        joined = None
         if self.counted_devices and dev.consumes_counters:
             if not self.features.partitionable_devices:
                 return None
+            if self.compat_on:
+                joined = self.compat.try_add(pd)
+                if joined is None:
+                    return None
             counted = not (multi and self.capacity.skips_counters(pd.id))
             if counted and not self.counters.try_add(pd):
-                return None
+                return self._refused(joined)
         if dev.taints and self.features.device_taints and untolerated_taint(dev.taints, req.tolerations) is not None:
             self._leak(counted, "taint", pd)
-            return None
+            return self._refused(joined)
         if self.constraints[c] and not self._constraints_add(c, req, pd, must, counted):
-            return None
+            return self._refused(joined)
         if not multi:
             self.holders[idx].add(c)
-        chosen = Chosen(req, pd, idx, None, None, counted, multi, len(self.results[c]))
+        chosen = Chosen(req, pd, idx, None, None, counted, multi, len(self.results[c]), joined)
         if self.multi_ok:
             if not self.capacity.fits(req, pd):
                 self._leak(counted, "capacity", pd)
@@ -293,22 +306,28 @@ class ReplaySearch:
                 for con in self.constraints[c]:  # Kubernetes keeps their updates; the rule holds nothing
                     if con.applies(req.base, req.sub):
                         con.drop_holding(pd)
-                return None
+                return self._refused(joined)
             if multi:
                 self.capacity.take(chosen)
         self.results[c].append(chosen)
         return chosen
 
+    def _refused(self, joined: Undo | None) -> Chosen | None:
+        """A refusal after the device joined its counter sets' groups."""
+        if joined is not None:
+            self.compat.undo(joined)
+        return None
+
     def _constraints_add(self, c: int, req: RequestSpec, pd: PoolDevice, must: bool, counted: bool) -> bool:
         cons = self.constraints[c]
         for i, con in enumerate(cons):
-            if con.add(req.base, req.sub, pd):
+            if con.add(req, pd):
                 continue
             if must:
                 raise AllocationError(f"claim {req.claim_key}, request {req.sub or req.base}: cannot add device "
                                       f"{pd.label} because a claim constraint would not be satisfied")
             for prev in cons[:i]:
-                prev.remove(req.base, req.sub, pd)
+                prev.remove(req, pd)
             self._leak(counted, "constraint", pd)
             return False
         return True
@@ -328,8 +347,10 @@ class ReplaySearch:
         """DC-19."""
         pd, req = chosen.pd, chosen.req
         for con in self.constraints[c]:
-            con.remove(req.base, req.sub, pd)
+            con.remove(req, pd)
         self.holders[chosen.idx].discard(c)
+        if chosen.joined is not None:
+            self.compat.undo(chosen.joined)
         if chosen.multi:
             for event in self.capacity.give_back(chosen):
                 self.event(event)

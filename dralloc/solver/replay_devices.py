@@ -34,6 +34,7 @@ class Chosen:
     counted: bool = False  # its counters were added to the ledger
     multi: bool = False    # a share of a device that allows multiple allocations (gets a share ID)
     n_before: int = 0      # results the claim held before this one
+    joined: list[tuple[tuple[tuple[str, str], str], frozenset[str] | None]] | None = None  # compat undo
 
 
 class CapacityBook:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
+from dralloc.inventory.compat import snapshot
 from dralloc.inventory.requests import ClaimPlan
 from dralloc.models import (
     AllocationResult,
@@ -32,6 +33,7 @@ def device_result(ch: Chosen, features: Features, share_id: str | None = None) -
         binding_failure_conditions=dev.binding_failure_conditions if binding else None,
         share_id=share_id,  # type: ignore[call-arg]  # populated by name; alias shareID
         consumed_capacity=ch.consumed or None,
+        compatibility_groups=snapshot(dev) if features.compatibility_groups else None,
     )
 
 

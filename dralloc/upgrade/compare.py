@@ -22,7 +22,7 @@ from typing import Any
 from dralloc.features import FLAGS_OF_GATES, GATES, SELECTION_ONLY, Features, Variant
 from dralloc.io import ObjectSet
 from dralloc.models import TypedObject
-from dralloc.planner.view.pods import pods_demand
+from dralloc.planner.view.pods import PodsDemand, pods_demand
 from dralloc.upgrade.outcomes import CLAIM, GANG, POD, Key, Outcome, outcomes
 from dralloc.upgrade.rules import rule
 from dralloc.validation.admission import admit
@@ -114,14 +114,17 @@ class _Runs:
 
     def __init__(self, objs: ObjectSet) -> None:
         self.objs = objs
-        self.demand = pods_demand(objs)
-        self.done: dict[tuple[frozenset[str], Variant], dict[Key, Outcome]] = {}
+        self.demands: dict[bool, PodsDemand] = {}    # by DRAExtendedResource: the pods' claims depend on it
+        self.done: dict[tuple[frozenset[str], bool, Variant], dict[Key, Outcome]] = {}
 
     def __call__(self, features: Features, variant: Variant | None = None) -> dict[Key, Outcome]:
         var = variant or features.variant()
-        key = (frozenset(features.enabled()), var)
+        key = (frozenset(features.enabled()), features.extended_resource, var)
         if key not in self.done:
-            self.done[key] = outcomes(self.objs, self.demand, features, variant)
+            ext = features.extended_resource
+            if ext not in self.demands:
+                self.demands[ext] = pods_demand(self.objs, features)
+            self.done[key] = outcomes(self.objs, self.demands[ext], features, variant)
         return self.done[key]
 
 

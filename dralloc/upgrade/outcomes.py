@@ -15,6 +15,7 @@ from typing import Any
 
 from dralloc.audit import verify_state
 from dralloc.checker.finding import ERROR
+from dralloc.extended import ExtendedReader, pod_key
 from dralloc.features import Features, Variant
 from dralloc.io import ObjectSet
 from dralloc.models import ResourceClaim
@@ -51,6 +52,7 @@ def _placed(node: str, claims: list[ResourceClaim]) -> Outcome:
 
 
 NOT_PLACED = Outcome(("not placed",), "not placed", {"placed": False})
+NOT_DRA = Outcome(("not DRA's",), "not DRA's (device plugins only)", {"placed": False, "dra": False})
 NOT_ALLOCATED = Outcome(("not allocated",), "not allocated", {"allocated": False})
 
 
@@ -73,6 +75,11 @@ def pending_outcomes(objs: ObjectSet, demand: PodsDemand, features: Features,
                 out[(kind, name)] = _placed(got.node, got.claims)
     for gang, ok in sim.gangs.items():
         out[(GANG, gang)] = Outcome(("gang", ok), "placed" if ok else "not placed", {"placed": ok})
+    reader = ExtendedReader.of(objs, features)
+    for p in objs.pods:   # pending pods whose extended resources DRA does not serve here
+        key = (POD, pod_key(p))
+        if key not in out and not p.spec.node_name and (d := reader.demand(p)) is not None and not d.dra:
+            out[key] = NOT_DRA
     return out
 
 

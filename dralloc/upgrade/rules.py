@@ -18,6 +18,10 @@ RULES = {
     "DRAAdminAccess": "a request for admin access is an error without it",
     "DRAPrioritizedList": "a request with firstAvailable alternatives is an error without it",
     "DRAListTypeAttributes": "with it, matchAttribute and distinctAttribute compare list attributes as sets",
+    "DRAExtendedResource": "with it, a container's extended-resource request (nvidia.com/gpu: 1) that a "
+                           "DeviceClass serves gets DRA devices through the scheduler's extended-resource claim "
+                           "(where no device plugin on the node advertises it); without it only device plugins "
+                           "serve it",
     "DRAResourceClaimDeviceStatus": "it switches nothing in the search; in 1.34 it alone made the scheduler "
                                     "pick the experimental allocator",
 }

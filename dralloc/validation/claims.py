@@ -6,7 +6,9 @@ operators filled in), as the API server validates after defaulting."""
 
 from __future__ import annotations
 
-from dralloc.cel import CELCompileError, compile_selector
+from dataclasses import replace
+
+from dralloc.cel import CELCompileError, compile_derived, compile_selector
 from dralloc.models import (
     DeviceClass,
     DeviceSelector,
@@ -15,6 +17,7 @@ from dralloc.models import (
     ResourceClaimTemplate,
 )
 from dralloc.models.resource import (
+    DerivedAttribute,
     DeviceClaim,
     DeviceRequest,
     DeviceSubRequest,
@@ -32,6 +35,7 @@ MAX_CONFIGS = 32
 MAX_SELECTORS = 32
 MAX_TOLERATIONS = 16
 MAX_CEL_LENGTH = 10 * 1024
+MAX_DERIVED = 8  # KEP-6080: derivedAttributes per request
 MAX_OPAQUE_PARAMETERS = 10 * 1024
 ALLOCATOR_RESULT_LIMIT = 32  # the allocator refuses a claim asking for more devices
 ALLOCATION_MODES = ("ExactCount", "All")
@@ -52,19 +56,37 @@ def selectors(c: Collector, path: str, sels: list[DeviceSelector] | None) -> Non
         cel_expression(c, f"{path}[{i}].cel.expression", sel.cel.expression)
 
 
-def cel_expression(c: Collector, path: str, expr: str) -> None:
+def cel_expression(c: Collector, path: str, expr: str, derived: bool = False) -> None:
     """Length, then compilation in the DRA CEL environment (as the API server
-    compiles every new selector)."""
+    compiles every new selector; a derived attribute's expression must
+    return a value a constraint can compare)."""
+    rule = "derived-attributes.cel" if derived else "selectors.cel"
     if not expr.strip():
-        c.add(path, "selectors.cel", "the CEL expression is empty")
+        c.add(path, rule, "the CEL expression is empty")
     elif len(expr) > MAX_CEL_LENGTH:
-        c.add(path, "selectors.cel.length",
+        c.add(path, f"{rule}.length",
               f"CEL expression is {len(expr)} characters, at most {MAX_CEL_LENGTH} are allowed")
     else:
         try:
-            compile_selector(expr)
+            (compile_derived if derived else compile_selector)(expr)
         except CELCompileError as e:
-            c.add(path, "selectors.cel.compile", "the CEL expression does not compile: " + " ".join(str(e).split()))
+            c.add(path, f"{rule}.compile", "the CEL expression does not compile: " + " ".join(str(e).split()))
+
+
+def derived_attributes(c: Collector, path: str, items: list[DerivedAttribute] | None) -> None:
+    """KEP-6080: at most 8, names unique and in the format of a slice's
+    attribute names, each expression a CEL expression returning a string,
+    int, bool or semver, or a list of one of them."""
+    items = items or []
+    if c.limit(path, "derived-attributes.max", "derived attributes", len(items), MAX_DERIVED):
+        return
+    seen: set[str] = set()
+    for i, d in enumerate(items):
+        if d.name in seen:
+            c.add(f"{path}[{i}].name", "derived-attributes.unique", f"duplicate derived attribute name {d.name!r}")
+        seen.add(d.name)
+        f.qualified_name(c, f"{path}[{i}].name", d.name, "derived attribute name")
+        cel_expression(c, f"{path}[{i}].expression", d.expression, derived=True)
 
 
 def tolerations(c: Collector, path: str, tols: list[DeviceToleration] | None) -> None:
@@ -108,6 +130,7 @@ def _body(c: Collector, path: str, r: ExactDeviceRequest | DeviceSubRequest) -> 
     selectors(c, f"{path}.selectors", r.selectors)
     _mode_and_count(c, path, r.allocation_mode or "", r.count)
     tolerations(c, f"{path}.tolerations", r.tolerations)
+    derived_attributes(c, f"{path}.derivedAttributes", r.derived_attributes)
     for name, q in ((r.capacity.requests or {}) if r.capacity else {}).items():
         if q.sign() < 0:
             c.add(f"{path}.capacity.requests[{name}]", "request.capacity",
@@ -175,21 +198,41 @@ def opaque(c: Collector, path: str, op: OpaqueDeviceConfiguration | None) -> Non
         c.add(f"{path}.parameters", "config.parameters", "parameters must be a JSON object")
 
 
+def derived_names(dc: DeviceClaim) -> set[str]:
+    """The names the claim's requests derive (KEP-6080)."""
+    bodies = [b for r in dc.requests or () for b in ([r.exactly] if r.exactly else []) + list(r.first_available or ())]
+    return {d.name for b in bodies for d in b.derived_attributes or ()}
+
+
+def _attribute_ref(c: Collector, path: str, name: str, what: str, derived: set[str]) -> None:
+    """A constraint's attribute: fully qualified, or (KEP-6080) a bare name
+    one of the claim's requests derives."""
+    if "/" not in name and name in derived:
+        f.qualified_name(c, path, name, what)
+        return
+    before = len(c.findings)
+    f.qualified_name(c, path, name, what, need_domain=True)
+    if len(c.findings) > before and "/" not in name:
+        last = c.findings[-1]
+        c.findings[-1] = replace(last, message=last.message + " (a bare name must be a derived attribute of one of "
+                                 "the claim's requests, KEP-6080)")
+
+
 def _constraints(c: Collector, path: str, dc: DeviceClaim, known: RequestNames) -> None:
     cons = dc.constraints or []
     if c.limit(path, "claim.constraints.max", "constraints", len(cons), MAX_CONSTRAINTS):
         return
+    derived = derived_names(dc)
     for i, con in enumerate(cons):
         cp = f"{path}[{i}]"
         references(c, f"{cp}.requests", con.requests, known, "constraint.requests")
         if con.match_attribute is not None:
-            f.qualified_name(c, f"{cp}.matchAttribute", con.match_attribute, "matchAttribute", need_domain=True)
+            _attribute_ref(c, f"{cp}.matchAttribute", con.match_attribute, "matchAttribute", derived)
             if con.distinct_attribute is not None:
                 c.add(cp, "constraint.one-of", "matchAttribute and distinctAttribute are both set: the "
                       "API server accepts it, the allocator uses matchAttribute only", WARNING)
         elif con.distinct_attribute is not None:
-            f.qualified_name(c, f"{cp}.distinctAttribute", con.distinct_attribute, "distinctAttribute",
-                             need_domain=True)
+            _attribute_ref(c, f"{cp}.distinctAttribute", con.distinct_attribute, "distinctAttribute", derived)
         else:
             c.add(cp, "constraint.one-of", "one of matchAttribute and distinctAttribute is required")
 

@@ -9,6 +9,7 @@ from dralloc.models.resource import AllocationResult
 from dralloc.validation import formats as f
 from dralloc.validation.claims import opaque, references, request_names, tolerations
 from dralloc.validation.finding import Collector
+from dralloc.validation.podresources import check_extended_resources
 from dralloc.validation.slices import binding_conditions, node_selector, pool_name
 
 MAX_ANNOTATIONS_BYTES = 256 * 1024
@@ -42,7 +43,8 @@ def metadata(c: Collector, obj: TypedObject) -> None:
 
 def check_pod(c: Collector, pod: Pod) -> None:
     """The pod's resource claims: unique DNS-label names, each naming exactly
-    one of a claim and a template; container references to known entries."""
+    one of a claim and a template; container references to known entries;
+    its extended resources (:mod:`.podresources`)."""
     if pod.spec.priority is not None and not -(2**31) <= pod.spec.priority < 2**31:
         c.add("spec.priority", "format.int32", f"priority {pod.spec.priority} does not fit in a 32-bit integer")
     entries = pod.spec.resource_claims or []
@@ -67,6 +69,7 @@ def check_pod(c: Collector, pod: Pod) -> None:
                 if ref.name not in names:
                     c.add(f"spec.{kind}[{j}].resources.claims[{k}].name", "pod.resource-claims.reference",
                           f"{ref.name!r} is not an entry of spec.resourceClaims")
+    check_extended_resources(c, pod)
 
 
 def check_claim_status(c: Collector, claim: ResourceClaim) -> None:
@@ -92,6 +95,8 @@ def allocation(c: Collector, path: str, alloc: AllocationResult, claim: Resource
                 c.add(f"{rp}.shareID", "allocation.share-id", f"shareID {r.share_id!r} is not a lower-case UUID")
             tolerations(c, f"{rp}.tolerations", r.tolerations)
             binding_conditions(c, rp, r.binding_conditions, r.binding_failure_conditions)
+            for cs in r.compatibility_groups or {}:
+                f.dns_label(c, f"{rp}.compatibilityGroups[{cs}]", cs, "counter set name")
     for i, cfg in enumerate((devs.config or []) if devs else []):
         cp = f"{path}.devices.config[{i}]"
         if cfg.source not in CONFIG_SOURCES:

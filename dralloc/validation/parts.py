@@ -47,11 +47,16 @@ def _attribute_value(c: Collector, path: str, attr: DeviceAttribute, v: object) 
     if isinstance(v, int):
         f.int64(c, path, v, "int attribute")
     elif isinstance(v, str) and (v == attr.version or (attr.versions and v in attr.versions)):
-        if len(v) > MAX_ATTRIBUTE_STRING or not f.SEMVER.match(v):
+        if _bytes(v) > MAX_ATTRIBUTE_STRING or not f.SEMVER.match(v):
             c.add(path, "device.attribute.version", f"version {v!r} must be a semantic version "
-                  f"(MAJOR.MINOR.PATCH) of at most {MAX_ATTRIBUTE_STRING} characters")
-    elif isinstance(v, str) and len(v) > MAX_ATTRIBUTE_STRING:
-        c.add(path, "device.attribute.string", f"string values are at most {MAX_ATTRIBUTE_STRING} characters")
+                  f"(MAJOR.MINOR.PATCH) of at most {MAX_ATTRIBUTE_STRING} bytes")
+    elif isinstance(v, str) and _bytes(v) > MAX_ATTRIBUTE_STRING:
+        c.add(path, "device.attribute.string", f"string values are at most {MAX_ATTRIBUTE_STRING} bytes "
+              "(UTF-8; Go's len, for scalars and, from 1.37, each list element alike)")
+
+
+def _bytes(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 class _Clean:

@@ -111,8 +111,12 @@ def _fresh(a: Doc) -> Doc:
 
 
 def _constrained(base: Base, items: list[Doc], kind: str) -> list[tuple[Doc, Doc]]:
+    """Constraints on device attributes (not on a derived attribute of the
+    claim: corrupt_kep137 evaluates those)."""
+    from corrupt_kep137 import derived_names
+
     return [(c, con) for c in target_claims(base, items) for con in c["spec"]["devices"].get("constraints") or []
-            if con.get(kind)]
+            if con.get(kind) and not (base.features.derived_attributes and con[kind] in derived_names(c))]
 
 
 def _set_mode(base: Base) -> bool:

@@ -17,7 +17,7 @@ from dralloc.audit import verify_state
 from dralloc.check import run_scenario
 from dralloc.checker import ERROR, Finding
 from dralloc.errors import InputErrors
-from dralloc.features import Features, Variant
+from dralloc.features import KUBERNETES_RELEASE, Features, Variant
 from dralloc.io.loader import ObjectSet, parse_object
 from dralloc.io.scenario import Scenario
 from dralloc.validation import apply_defaults
@@ -143,7 +143,8 @@ def base_from_scenario(sc: Scenario) -> Base | str:
     if len(set(keys)) < len(keys):
         return "claims share a name (not one cluster state)"
     var = None if sc.variant is None else Variant(sc.variant)
-    base = Base(sc.name, items, Features.from_gates(sc.features), var, node, twin, keys)
+    version = sc.kubernetes_version or KUBERNETES_RELEASE
+    base = Base(sc.name, items, Features.from_gates(sc.features, kubernetes_version=version), var, node, twin, keys)
     if out.defects:
         return "the replay's answer reproduces a Kubernetes defect: " + "; ".join(out.defects)
     found = base.findings(items)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import corrupt_attrs
 import corrupt_cluster
+import corrupt_kep137
 import corrupt_results
 from corrupt_base import Base, base_from_scenario
 from corrupt_results import Corruption
@@ -23,7 +24,8 @@ from corrupt_results import Corruption
 from dralloc.io.scenario import Scenario
 
 Corrupter = Callable[[Base, random.Random], Corruption | None]
-CLASSES: tuple[Corrupter, ...] = (*corrupt_results.CLASSES, *corrupt_cluster.CLASSES, *corrupt_attrs.CLASSES)
+CLASSES: tuple[Corrupter, ...] = (*corrupt_results.CLASSES, *corrupt_cluster.CLASSES, *corrupt_attrs.CLASSES,
+                                  *corrupt_kep137.CLASSES)
 
 
 @dataclass

@@ -3,6 +3,7 @@ including the Kubernetes quirks (spec §4.4, T-4, T-5, T-19..T-22)."""
 
 from __future__ import annotations
 
+from dralloc.features import Features
 from tests.rules.rulekit import (
     all_req,
     claim,
@@ -82,8 +83,11 @@ def test_t21_sticky_intersection_in_set_mode() -> None:
     c = claim("c", req("a", count=2), req("b", "class-a", 1, d2),
               constraints=[{"matchAttribute": "driver-a/v", "requests": ["a"]}])
     # {d1,d2} leaves {b}; b needs d2, so a backtracks to {d1,d3}: {a,b}∩{a}
-    # would be {a}, but the intersection stays {b} and d3 is refused.
-    assert unsat(run(objs, [c], LISTS))
+    # would be {a}, but in 1.36 the intersection stays {b} and d3 is refused.
+    assert unsat(run(objs, [c], Features.from_gates(LISTS, "1.36")))  # type: ignore[arg-type]
+    # 1.37 (KEP-5491's second alpha, kubernetes/kubernetes#140325) restores it.
+    assert picked(same_in_first_fit(objs, [c], Features.from_gates(LISTS, "1.37"))) == [  # type: ignore[arg-type]
+        ["a=pool-1/d1", "a=pool-1/d3", "b=pool-1/d2"]]
 
 
 def test_ct8_set_mode_accepts_overlapping_lists() -> None:

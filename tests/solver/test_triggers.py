@@ -37,7 +37,8 @@ def _scenario(path: Path) -> Scenario:
 def _problem(sc: Scenario) -> Problem | None:
     try:
         return build_problem(sc.objects.slices, sc.objects.classes, sc.node or NODE, sc.claims, sc.allocated,
-                             Features.from_gates(sc.features), Variant(sc.variant) if sc.variant else None)
+                             Features.from_gates(sc.features, sc.kubernetes_version),
+                             Variant(sc.variant) if sc.variant else None)
     except AllocationError:
         return None  # refused before any search
 

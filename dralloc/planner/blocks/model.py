@@ -42,6 +42,7 @@ from ortools.sat.python import cp_model
 from dralloc.encoders.linear import require_int64
 from dralloc.errors import AllocationError
 from dralloc.features import Features
+from dralloc.inventory.compat import declares_groups
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
 from dralloc.inventory.problem import build_problem
 from dralloc.io import ObjectSet
@@ -191,6 +192,8 @@ def detect(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Seque
     got = _pods(demand)
     if isinstance(got, str):
         return got
+    if features.compatibility_groups and _grouped(objs, allocated):
+        return "compatibility groups decide which devices go together (the block model's layouts do not know them)"
     types, pods = got
     probes = [ResourceClaim.model_validate({"metadata": {"name": f"probe-{i}", "namespace": "default"},
                                             "spec": json.loads(t)}) for i, t in enumerate(types)]
@@ -209,6 +212,14 @@ def detect(objs: ObjectSet, demand: PodsDemand, features: Features, nodes: Seque
             return f"pool {key[1]} has too many devices or layouts for the block model"
         blocks.append(b)
     return BlockProblem(types, [(p, t, demand.weight(p)) for p, t in pods], blocks)
+
+
+def _grouped(objs: ObjectSet, allocated: list[ResourceClaim]) -> bool:
+    """A device declares compatibility groups, or an allocation recorded some."""
+    if any(declares_groups(d) for s in objs.slices for d in s.spec.devices or []):
+        return True
+    return any(r.compatibility_groups for c in allocated if c.status and c.status.allocation
+               for r in (c.status.allocation.devices.results or [] if c.status.allocation.devices else []))
 
 
 @dataclass

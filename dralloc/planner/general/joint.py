@@ -23,9 +23,9 @@ from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
-from dralloc.encoders import attributes, choice, counters, devices
+from dralloc.encoders import choice, counters, devices
 from dralloc.encoders.linear import NeedsReplay, OutOfRange, at_most, forbid, require_int64
-from dralloc.encoders.model import Encoding
+from dralloc.encoders.model import Encoding, add_rules
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
 from dralloc.inventory.nodesel import NodeSelectorError, node_matches
@@ -131,9 +131,7 @@ class JointModel:
             if self.on_encoding is not None:
                 self.on_encoding(node, enc)
             choice.add_choices(enc)
-            devices.add_device_sharing(enc)
-            counters.add_counters(enc)
-            attributes.add_attribute_constraints(enc)
+            add_rules(enc)
         except (AllocationError, NeedsReplay) as e:
             self.skipped.append(f"node {node.name}: {e}")
             return

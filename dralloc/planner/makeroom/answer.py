@@ -4,12 +4,20 @@ left out (the budgets, then the priorities, then both)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from dralloc.features import Features
 from dralloc.io import ObjectSet
+from dralloc.models import Pod
 from dralloc.planner.makeroom.budgets import read_budgets
 from dralloc.planner.makeroom.plan import RoomAnswer, write_none, write_plan
+from dralloc.planner.makeroom.plugins import (
+    place_on_plugins,
+    plugin_answer,
+    scoped,
+    work_plugin_nodes,
+)
 from dralloc.planner.makeroom.room import Options, Outcome, make_room
 from dralloc.planner.makeroom.running import running_state
 from dralloc.planner.makeroom.work import Work
@@ -65,7 +73,29 @@ def explain(objs: ObjectSet, features: Features, work: Work, opts: Options, out:
             + (" (pods whose claims are shared are not moved)" if opts.mode == "move" else "")]
 
 
-def answer_make_room(objs: ObjectSet, features: Features, work: Work, opts: Options) -> RoomAnswer:
+def answer_make_room(objs: ObjectSet, features: Features, work: Work, opts: Options,
+                     displaced: Mapping[str, Pod] | None = None) -> RoomAnswer:
+    """The fewest disruptions that let ``work`` fit: none when it fits now
+    on DRA devices, or else on nodes whose device plugins serve its extended
+    resources (:mod:`.plugins`); an answer over DRA devices says so where
+    device plugins advertise what the work asks for. ``displaced``: drain's pods,
+    by key, no longer in ``objs``."""
+    ans = _search(objs, features, work, opts)
+    if ans.data["status"] == "plan" and ans.data["disruptions"] == 0 and ans.data["proven"]:
+        return ans                                   # fits now on DRA devices
+    on_plugins = place_on_plugins(objs, features, work, displaced)
+    if on_plugins is not None:
+        return plugin_answer(objs, work, opts.mode, on_plugins, ans.data["detail"])
+    keys = [p.name for p in work.demand.pods]
+    if opts.mode == "move":     # moved pods are placed again on DRA devices only, too
+        keys += [f"{p.metadata.namespace or 'default'}/{p.name}" for p in objs.pods if p.spec.node_name]
+    hits = work_plugin_nodes(objs, features, keys, displaced)
+    if hits:
+        scoped(ans.data, hits, work.what if opts.mode == "evict" else f"{work.what} or the pods it may move")
+    return ans
+
+
+def _search(objs: ObjectSet, features: Features, work: Work, opts: Options) -> RoomAnswer:
     deadline = Deadline(opts.time_limit)
     out = make_room(objs, features, work, opts, deadline=deadline)
     s = out.search

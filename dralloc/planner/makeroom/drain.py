@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dralloc.errors import InputError
+from dralloc.extended import is_extended_claim, plugin_summary
 from dralloc.features import Features
 from dralloc.gangs import Gang
 from dralloc.inventory.taintrules import apply_rules, check_rules, rule_matches
@@ -35,10 +36,12 @@ from dralloc.models import DeviceTaintRule, ObjectMeta, ResourceClaim
 from dralloc.planner.makeroom.answer import answer_make_room
 from dralloc.planner.makeroom.budgets import read_budgets
 from dralloc.planner.makeroom.plan import RoomAnswer, workload
+from dralloc.planner.makeroom.plugins import work_plugin_nodes
 from dralloc.planner.makeroom.room import Options
 from dralloc.planner.makeroom.running import Running, running_state
 from dralloc.planner.makeroom.work import Work
 from dralloc.planner.questions.general import general_fit, greedy_gangs, placed_gangs
+from dralloc.planner.view.demand import EXTENDED_ENTRY
 from dralloc.planner.view.pods import PodDemand, PodsDemand
 
 
@@ -116,7 +119,7 @@ def _after(objs: ObjectSet, running: Running, gone: dict[str, str], drained: set
     for i, key in enumerate(sorted(gone)):
         rp = running.pods[key]
         mine = [running.claims[k].claim for k in rp.claims if k in private]
-        templates = tuple((c.name, c.model_copy(update={"status": None, "metadata": ObjectMeta(
+        templates = tuple((EXTENDED_ENTRY if is_extended_claim(c) else c.name, c.model_copy(update={"status": None, "metadata": ObjectMeta(
             name=c.name, namespace=rp.namespace)})) for c in mine)
         shared = tuple(k for k in rp.claims if k not in private)
         for k in shared:
@@ -250,11 +253,15 @@ def drain(objs: ObjectSet, features: Features, nodes: Sequence[str] = (), rules:
         placed: dict[str, list[ResourceClaim]] = {}
         fit = data["fitElsewhere"] = _fit(after, demand, features, opts, placed)
         res.picture = _picture(running, gone, demand, placed, data)
+        hits = work_plugin_nodes(objs, features, sorted(gone))
+        if hits:
+            notes.append(f"{plugin_summary(hits)} (status.allocatable) that displaced pods ask for: Kubernetes "
+                         "serves them there from the device plugin; the fit elsewhere counts DRA devices only")
         short = fit["optimal"]["pods"] < demand.total() or any(not v["optimal"] for v in fit.get("gangs", {}).values())
         if short:
             work = Work(demand, min(p.priority for p in demand.pods),
                         f"the {demand.total()} displaced pod{'s' * (demand.total() != 1)}")
-            res.room = answer_make_room(after, features, work, opts)
+            res.room = answer_make_room(after, features, work, opts, {p: running.pods[p].pod for p in gone})
             data["makeRoom"] = res.room.data
             if res.room.data["status"] == "plan":
                 res.picture = _with_room(res.picture, res.room)

@@ -10,29 +10,56 @@ import random
 from collections.abc import Callable
 from fractions import Fraction
 
+from dralloc.extended import CLAIM_SUFFIX, ExtendedReader, build_requests, new_claim
 from dralloc.features import Features
 from dralloc.io import ObjectSet
-from dralloc.models import ObjectMeta, Pod, PodResourceClaim, ResourceClaim, ResourceClaimStatus
+from dralloc.models import (
+    ContainerExtendedResourceRequest,
+    ObjectMeta,
+    Pod,
+    PodExtendedResourceClaimStatus,
+    PodResourceClaim,
+    ResourceClaim,
+    ResourceClaimStatus,
+)
+from dralloc.models.core import PodStatus
 from dralloc.models.resource import ResourceClaimConsumerReference
 from dralloc.planner.simulate.podsim import simulate_pods
+from dralloc.planner.view.demand import EXTENDED_ENTRY
 from dralloc.planner.view.pods import REPLICAS, pods_demand
 
 
-def _pod(template: Pod, name: str, node: str, claims: list[tuple[str, str]]) -> Pod:
+def _extended(template: Pod, name: str, made: ResourceClaim, reader: ExtendedReader) -> tuple[ResourceClaim, PodStatus]:
+    """The scheduler's extended-resource claim of a running pod (named,
+    annotated and owned as kube-scheduler makes it) and the pod status that
+    names it (:mod:`dralloc.extended`)."""
+    running = template.model_copy(update={"metadata": template.metadata.model_copy(
+        update={"name": name, "uid": f"uid-{name}"})})
+    demand = reader.demand(running)
+    maps = build_requests(running, demand.classes, reader.resolver)[1] if demand is not None else []
+    claim = new_claim(running, [], f"{name}-{CLAIM_SUFFIX}")
+    claim = claim.model_copy(update={"spec": made.spec})
+    status = PodStatus(phase="Running", extended_resource_claim_status=PodExtendedResourceClaimStatus(
+        resource_claim_name=claim.name, request_mappings=[ContainerExtendedResourceRequest(
+            container_name=m.container, resource_name=m.resource, request_name=m.request) for m in maps]))
+    return claim, status
+
+
+def _pod(template: Pod, name: str, node: str, claims: list[tuple[str, str]], status: PodStatus | None = None) -> Pod:
     ann = {k: v for k, v in (template.metadata.annotations or {}).items() if k != REPLICAS}
     labels = {**(template.metadata.labels or {}), "app": template.name}
     spec = template.spec.model_copy(update={
         "node_name": node, "resource_claims": [PodResourceClaim(name=e, resource_claim_name=c) for e, c in claims]})
     meta = ObjectMeta(name=name, namespace=template.metadata.namespace or "default", labels=labels,
                       annotations=ann or None, uid=f"uid-{name}")
-    return Pod(metadata=meta, spec=spec)
+    return Pod(metadata=meta, spec=spec, status=status)
 
 
 def fill(objs: ObjectSet, features: Features, policy: str = "least",
          progress: Callable[[int, int], None] | None = None) -> ObjectSet:
     """``objs`` with its pending pods placed and running (those that fit);
     the pods that do not fit are left out."""
-    demand = pods_demand(objs)
+    demand = pods_demand(objs, features)
     sim = simulate_pods(objs, demand, features, policy=policy, progress=progress)
     templates = {f"{p.metadata.namespace or 'default'}/{p.name}": p for p in objs.pods if not p.spec.node_name}
     out = ObjectSet()
@@ -40,18 +67,24 @@ def fill(objs: ObjectSet, features: Features, policy: str = "least",
         if not (isinstance(o, Pod) and not o.spec.node_name):
             out.add(o)
     multi = {p.name for p in demand.pods if p.replicas > 1}
+    reader = ExtendedReader.of(objs, features)
     for pl in sim.placed:
         t = templates[pl.pod]
         name = f"{t.name}-{pl.replica}" if pl.pod in multi else t.name
-        entries = []
+        entries: list[tuple[str, str]] = []
+        status: PodStatus | None = None
         for i, c in enumerate(pl.claims):
-            cname = f"{name}-{i}"
             reserved = [ResourceClaimConsumerReference(resource="pods", name=name, uid=f"uid-{name}")]
-            status = ResourceClaimStatus(allocation=c.status.allocation if c.status else None, reserved_for=reserved)
+            state = ResourceClaimStatus(allocation=c.status.allocation if c.status else None, reserved_for=reserved)
+            if c.name.endswith(f"-{EXTENDED_ENTRY}"):
+                made, status = _extended(t, name, c, reader)
+                out.add(made.model_copy(update={"status": state}))
+                continue
+            cname = f"{name}-{i}"
             out.add(c.model_copy(update={"metadata": ObjectMeta(name=cname, namespace=t.metadata.namespace or "default"),
-                                         "status": status}))
+                                         "status": state}))
             entries.append((f"c{i}", cname))
-        out.add(_pod(t, name, pl.node, entries))
+        out.add(_pod(t, name, pl.node, entries, status))
     return out
 
 

@@ -31,6 +31,7 @@ from ortools.sat.python import cp_model
 from dralloc.encoders.base import Encoding
 from dralloc.encoders.linear import require_int64
 from dralloc.features import Features
+from dralloc.inventory.compat import recorded_groups
 from dralloc.io import ObjectSet
 from dralloc.models import Node, ResourceClaim
 from dralloc.planner.general.joint import JointModel, Part, PartResult, Replica
@@ -126,7 +127,7 @@ class RoomModel:
             for pd in pool.devices:
                 holder = self.s.running.holders.get(pd.id)
                 if holder in self.keep:
-                    enc.hold(pd, self.keep[holder])
+                    enc.hold(pd, self.keep[holder], recorded_groups(self.s.running.claims[holder].claim, pd.id))
 
     def build(self) -> None:
         self.jm.constrain()

@@ -31,11 +31,15 @@ def _claim(d: dict[str, Any]) -> str:
     what = "moves" if d["mode"] == "move" else "evictions"
     if d["status"] == "plan":
         head = f"{n} {what[:-1] if n == 1 else what}"
+        if d.get("scope") and d.get("provenInScope"):
+            return f"{head} (cost {d['cost']}), the fewest over {d['scope']}: not proven over the cluster (see note)"
         if d["proven"]:
             return f"{head}, proven minimal (cost {d['cost']})"
         return f"{head}, not proven minimal: cost {d['cost']}, bound {d['bound']} (gap {d['gap']})"
     if d["status"] == "no plan":
         return "no plan: proven that no disruptions the rules allow make room"
+    if d.get("scope") and d.get("provenInScope"):
+        return f"not decided: no plan over {d['scope']} (proven there); device-plugin nodes not modelled (see note)"
     return f"not decided: no plan found yet; no plan costs less than {d['bound']}"
 
 
@@ -59,8 +63,12 @@ def room_table(d: dict[str, Any]) -> list[str]:
     for line in d.get("blocked", []):
         out.append(f"  blocked: {line}")
     if "check" in d:
-        out.append("  checked: the state after the plan passes the independent checker" if d["check"] == "passed"
-                   else f"  CHECK FAILED: {'; '.join(d['check'])}")
+        if d["check"] == "passed":
+            out.append("  checked: the state after the plan passes the independent checker")
+        elif isinstance(d["check"], str):
+            out.append(f"  check {d['check']}")
+        else:
+            out.append(f"  CHECK FAILED: {'; '.join(d['check'])}")
     out.extend(f"  note: {n}" for n in d.get("notes", []))
     return out
 

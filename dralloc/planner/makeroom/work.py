@@ -15,6 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 from dralloc.errors import InputError
+from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.planner.makeroom.running import pod_priority, priorities
 from dralloc.planner.view.pods import PodsDemand, pods_demand
@@ -37,16 +38,18 @@ def _resolved(objs: ObjectSet, demand: PodsDemand) -> PodsDemand:
 
 
 def select_work(objs: ObjectSet, pod: str | None = None, gang: str | None = None,
-                names: Collection[str] | None = None, what: str = "") -> Work:
-    """The work: exactly one of ``pod``, ``gang`` and ``names`` (pod keys)."""
+                names: Collection[str] | None = None, what: str = "", features: Features | None = None) -> Work:
+    """The work: exactly one of ``pod``, ``gang`` and ``names`` (pod keys);
+    ``features``: the release's gates (whether extended resources are DRA's)."""
     if sum(x is not None for x in (pod, gang, names)) != 1:
         raise InputError("say which pending work to make room for: --for ns/pod, --for-gang KEY or --demand FILE")
-    every = _resolved(objs, pods_demand(objs))
+    every = _resolved(objs, pods_demand(objs, features))
     if pod is not None:
         key = pod if "/" in pod else f"default/{pod}"
         mine = [p for p in every.pods if p.name == key]
         if not mine:
-            raise InputError(f"--for {pod}: no pending Pod {key} (a pod not bound to a node, with claims)")
+            raise InputError(f"--for {pod}: no pending Pod {key} (a pod not bound to a node, with claims "
+                             "or extended resources a DeviceClass serves)")
         if mine[0].gang is not None:
             raise InputError(f"--for {pod}: Pod {key} is in gang {mine[0].gang}, which starts whole or not at all: "
                              f"ask --for-gang {mine[0].gang}")

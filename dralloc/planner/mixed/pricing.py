@@ -28,8 +28,8 @@ from typing import Protocol, cast
 
 from ortools.sat.python import cp_model
 
-from dralloc.encoders import attributes, choice, counters, devices
-from dralloc.encoders.model import Encoding
+from dralloc.encoders import choice
+from dralloc.encoders.model import Encoding, add_rules
 from dralloc.errors import AllocationError, DrallocError, InputError
 from dralloc.features import Features
 from dralloc.inventory.problem import build_problem
@@ -188,9 +188,7 @@ class Pricer:
         enc = self.enc = Encoding(self._problem(self.claims).problem, self.m, optional_claims=True,
                                   counted=self.counted)
         choice.add_choices(enc)
-        devices.add_device_sharing(enc)
-        counters.add_counters(enc)
-        attributes.add_attribute_constraints(enc)
+        add_rules(enc)
         for s, unit in plain:
             self.pods[s] = [self._members(unit, None)]
             self.units[s] = unit

@@ -90,13 +90,22 @@ def repack(cluster: Cluster, empty: Cluster, time_limit: float | None = None,
 
 
 def fragmentation(cluster: Cluster, empty: Cluster, time_limit: float | None = None,
-                  workers: int = 2) -> Answer:
-    """Stranded capacity now and after an optimal re-pack."""
+                  workers: int = 2, groups: bool = False) -> Answer:
+    """Stranded capacity now and after an optimal re-pack; ``groups``:
+    compatibility groups (KEP-5963) decide which partitions may share a unit,
+    which the re-pack's layouts do not know -- its count is then a lower
+    bound, said so, not an answer."""
     known: dict[UnitType, tuple[int, ...]] = {}
     units = [unit_report(cluster, u, known) for u in cluster.units if u.total]
     in_use = sum(1 for u in cluster.units if u.used_devices)
     util = node_utilisation(cluster)
     best = repack(cluster, empty, time_limit, workers)
+    if groups:
+        best.update(status="NOT DECIDED", proven=False, bound=best["units"], units=None,
+                    note="compatibility groups (DRADeviceCompatibilityGroups) decide which partitions may share a "
+                         "unit and the re-pack does not know them: its count is a lower bound on the units needed "
+                         "(and each unit's largest allocatable partition and stranded counters count free devices "
+                         "its groups may exclude)")
     ans = Answer("fragmentation",
                  {"unitsInUse": in_use, "unitsWithStrandedCapacity": sum(1 for r in units if r["stranded"])},
                  {**best, "unitsInUse": best["units"],

@@ -12,11 +12,30 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dralloc.errors import InputError
+from dralloc.extended import ExtendedReader, build_requests
+from dralloc.features import Features
 from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, Pod, ResourceClaim
 from dralloc.planner.objective import DEFAULT, Weights, make_weights
 
 REPLICAS = "planner.dralloc.dev/replicas"
+EXTENDED_ENTRY = "extended-resources"    # a pod's extended-resource claim, as a template entry
+
+
+def extended_template(pod: Pod, reader: ExtendedReader) -> ResourceClaim | None:
+    """The claim the scheduler makes for the pod's extended resources that a
+    DeviceClass serves (:mod:`dralloc.extended`), asking for all of them --
+    as on a node whose device plugins serve none -- made once per replica
+    like a template's (entry :data:`EXTENDED_ENTRY`); None when DRA serves
+    none of them."""
+    demand = reader.demand(pod)
+    if demand is None or not demand.dra:
+        return None
+    reqs, _ = build_requests(pod, demand.classes, reader.resolver)
+    return ResourceClaim.model_validate({"metadata": {"name": EXTENDED_ENTRY, "namespace": pod.namespace or "default"},
+                                         "spec": {"devices": {"requests": reqs}}})
+
+
 
 
 @dataclass(frozen=True)
@@ -102,8 +121,9 @@ def _replicas(pod: Pod) -> int:
 
 
 class _Builder:
-    def __init__(self, objs: ObjectSet) -> None:
+    def __init__(self, objs: ObjectSet, features: Features | None = None) -> None:
         self.objs = objs
+        self.reader = ExtendedReader.of(objs, features or Features.default())
         self.demand = Demand()
         self.index: dict[str, int] = {}
 
@@ -120,7 +140,15 @@ class _Builder:
         if pod.spec.node_name:
             return  # already scheduled: part of the cluster state
         refs = pod.spec.resource_claims or []
-        if len(refs) != 1 or not refs[0].resource_claim_template_name:
+        made = extended_template(pod, self.reader)
+        if made is not None and not refs:
+            reqs = made.spec.devices.requests or []
+            shape = ",".join(f"{r.name}={r.exactly.device_class_name}x{r.exactly.count}" for r in reqs if r.exactly)
+            t = self.type_for(f"{ns}/{EXTENDED_ENTRY}:{shape}", made, f"{where}: its extended resources")
+            self.demand.workloads.append(Workload(f"{ns}/{pod.name}", t, _replicas(pod),
+                                                  pod.spec.priority or 0, order))
+            return
+        if len(refs) != 1 or not refs[0].resource_claim_template_name or made is not None:
             raise InputError(f"{where}: spec.resourceClaims: the planner needs exactly one claim from a "
                              f"ResourceClaimTemplate per pod (shared claims are not supported)")
         tname = refs[0].resource_claim_template_name
@@ -140,9 +168,10 @@ class _Builder:
         self.demand.workloads.append(Workload(key, t, 1, 0, order))
 
 
-def demand_from(objs: ObjectSet) -> Demand:
-    """Pods not yet bound, then unallocated claims no pod refers to."""
-    b = _Builder(objs)
+def demand_from(objs: ObjectSet, features: Features | None = None) -> Demand:
+    """Pods not yet bound, then unallocated claims no pod refers to (a pod's
+    extended resources a DeviceClass serves are its claim, :mod:`dralloc.extended`)."""
+    b = _Builder(objs, features)
     for i, pod in enumerate(objs.pods):
         b.pod(pod, i)
     referenced = {(p.metadata.namespace or "default", r.resource_claim_name)

@@ -16,11 +16,18 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from dralloc.errors import InputError
+from dralloc.extended import ExtendedReader, plugin_nodes, plugin_summary
+from dralloc.features import Features
 from dralloc.gangs import Gang, GangReader
 from dralloc.io import ObjectSet
 from dralloc.models import ObjectMeta, Pod, ResourceClaim
 from dralloc.planner.objective import DEFAULT, Weights, make_weights
-from dralloc.planner.view.demand import REPLICAS, one_device_claim
+from dralloc.planner.view.demand import (
+    EXTENDED_ENTRY,
+    REPLICAS,
+    extended_template,
+    one_device_claim,
+)
 
 
 @dataclass(frozen=True)
@@ -104,7 +111,8 @@ def _replicas(pod: Pod, where: str) -> int:
     return n
 
 
-def _pod(objs: ObjectSet, pod: Pod, order: int, shared: dict[str, ResourceClaim], gangs: GangReader) -> PodDemand:
+def _pod(objs: ObjectSet, pod: Pod, order: int, shared: dict[str, ResourceClaim], gangs: GangReader,
+         reader: ExtendedReader) -> PodDemand:
     ns = pod.metadata.namespace or "default"
     where = f"Pod {ns}/{pod.name}"
     replicas = _replicas(pod, where)
@@ -132,22 +140,26 @@ def _pod(objs: ObjectSet, pod: Pod, order: int, shared: dict[str, ResourceClaim]
                                                       spec=tmpl.spec.spec)))
         else:
             raise InputError(f"{field_}: neither resourceClaimName nor resourceClaimTemplateName is set")
+    made = extended_template(pod, reader)
+    if made is not None:
+        templates.append((EXTENDED_ENTRY, made))
     return PodDemand(f"{ns}/{pod.name}", ns, replicas, pod.spec.priority or 0, order,
                      tuple(templates), tuple(keys), gang=link.gang if link else None)
 
 
-def pods_demand(objs: ObjectSet) -> PodsDemand:
+def pods_demand(objs: ObjectSet, features: Features | None = None) -> PodsDemand:
     """Pods not bound to a node (in input order), then unallocated claims no
     pod refers to. A pod without any claim is left out (DRA does not
     constrain it) unless it is in a gang (it counts towards the minimum)."""
     out = PodsDemand()
     gangs = GangReader(objs)
+    reader = ExtendedReader.of(objs, features or Features.default())
     for i, pod in enumerate(objs.pods):
         if pod.spec.node_name:
             ns = pod.metadata.namespace or "default"
             gangs.link(pod, f"{ns}/{pod.name}", _replicas(pod, f"Pod {ns}/{pod.name}"))
             continue
-        p = _pod(objs, pod, i, out.shared, gangs)
+        p = _pod(objs, pod, i, out.shared, gangs, reader)
         if p.templates or p.shared or p.gang is not None:   # a gang counts its pods without claims too
             out.pods.append(p)
     out.gangs = gangs.finish()
@@ -162,3 +174,23 @@ def pods_demand(objs: ObjectSet) -> PodsDemand:
         out.pods.append(PodDemand(c.key, c.metadata.namespace or "default", 1, 0, len(objs.pods) + j,
                                   shared=(c.key,), lone=True))
     return out
+
+
+def device_plugin_note(objs: ObjectSet, features: Features | None = None) -> str | None:
+    """Nodes whose device plugins advertise an extended resource that a
+    pending pod asks for and a DeviceClass serves: Kubernetes gives the pod
+    the device plugin's there (it takes precedence), which the planner does
+    not model -- it places such pods on DRA devices only."""
+    reader = ExtendedReader.of(objs, features or Features.default())
+    asked: set[str] = set()
+    for pod in objs.pods:
+        demand = reader.demand(pod) if not pod.spec.node_name else None
+        asked |= set(demand.classes) if demand is not None else set()
+    if not asked:
+        return None
+    hits = plugin_nodes(objs.nodes, asked)
+    if not hits:
+        return None
+    return (f"{plugin_summary(hits)} "
+            "(status.allocatable); Kubernetes serves pods asking for it there from the device plugin, which "
+            "the planner does not model: it places those pods on DRA devices only")
