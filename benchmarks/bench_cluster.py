@@ -14,6 +14,10 @@ reported:
 * ``allocate`` (replay and first-fit): one claim for one 1g.5gb MIG device;
 * ``commit + release``: record the answer, then deallocate it;
 * ``fits(limit=1)``: the first node where it fits;
+* ``fits(limit=1)`` on a cluster whose first half of the nodes (in the
+  scheduler's order) is full, each answer committed (a scheduler filling the
+  cluster): the full nodes are skipped on their free devices alone
+  (``dralloc.cluster.free``), the engine runs on the first node with room;
 * ``replace slice``: a node's device slice replaced (same name), then an
   ``allocate`` there (the node's view rebuilt);
 * ``allocate()`` on the whole cluster, as before the cluster object
@@ -25,6 +29,7 @@ one, measured in the same run. Results are in docs/benchmarks.md."""
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -38,6 +43,7 @@ from bench_common import mig_claim, replicated_cluster  # noqa: E402
 from dralloc.cluster import Cluster  # noqa: E402
 from dralloc.features import DEFAULT_GATES, Features  # noqa: E402
 from dralloc.io import ObjectSet  # noqa: E402
+from dralloc.models import ResourceClaim  # noqa: E402
 from dralloc.solver import allocate  # noqa: E402
 from dralloc.validation.admission import admit  # noqa: E402
 
@@ -82,16 +88,59 @@ def measure(objs: ObjectSet, features: Features, calls: int, whole: bool) -> dic
         cl.release(claim.key)
     out["allocate + commit + release (replay)"] = median_ms(commit_release, calls)
     out["fits(limit=1) (replay)"] = median_ms(lambda i: cl.fits([claim], limit=1, mode="replay"), calls)
+    out["fits(limit=1) (first-fit)"] = median_ms(lambda i: cl.fits([claim], limit=1, mode="first-fit"), calls)
     slices = {s.spec.node_name: s for s in objs.slices if s.spec.devices}
 
     def replace(i: int) -> None:
         cl.add_slices([slices[pick[i]]])
         cl.allocate(pick[i], [claim], mode="replay")
     out["replace a slice (admitted) + allocate (replay)"] = median_ms(replace, calls)
+    fill_half(cl, objs, claim)
+    for mode in ("replay", "first-fit"):
+        fits_ms, commit_ms = filling(cl, mode, calls)
+        out[f"fits(limit=1), half the nodes full, each answer committed ({mode})"] = fits_ms
+        out[f"commit of that answer ({mode})"] = commit_ms
     if whole:
         out["allocate() on the whole cluster (replay)"] = median_ms(
             lambda i: allocate(objs, pick[i], [claim], features=features, mode="replay"), max(3, calls // 10))
     return out
+
+
+def filling(cl: Cluster, mode: str, calls: int) -> tuple[float, float]:
+    """A scheduler filling the cluster: ``fits(limit=1)`` for a new claim,
+    the answer committed; the median CPU ms of each."""
+    fits, commits = [], []
+    for i in range(calls):
+        claim = mig_claim("1g.5gb", name=f"{mode}-{i}")
+        t = time.process_time()
+        found = cl.fits([claim], limit=1, mode=mode)
+        t1 = time.process_time()
+        cl.commit(found[0][1], [claim])
+        fits.append(t1 - t)
+        commits.append(time.process_time() - t1)
+    return statistics.median(fits) * 1000, statistics.median(commits) * 1000
+
+
+def fill_half(cl: Cluster, objs: ObjectSet, claim: ResourceClaim) -> None:
+    """Make the first half of the nodes (scheduler order) full of 1g.5gb
+    claims: one node filled by the engine, its claims copied to the others
+    under their names (the cluster is a copy of one node)."""
+    names = [n.name for n in cl.nodes()][: max(1, len(objs.nodes) // 2)]
+    first: list[ResourceClaim] = []
+    while True:
+        c = claim.model_copy(update={"metadata": claim.metadata.model_copy(update={"name": f"fill-{len(first)}"})})
+        res = cl.allocate(names[0], [c], mode="replay")
+        if not res.ok:
+            break
+        first.extend(cl.commit(res, [c]))
+    copies = []
+    for name in names[1:]:
+        for c in first:
+            doc = c.dump()
+            doc["metadata"]["name"] = f"{c.name}-{name}"
+            text = json.dumps(doc).replace(names[0], name)
+            copies.append(ResourceClaim.model_validate(json.loads(text)))
+    cl.add(copies)
 
 
 def main() -> None:

@@ -14,9 +14,11 @@ pods (1g.5gb, 2g.10gb, 3g.20gb). ``plan fit``: the scheduler simulation
     .venv/bin/python benchmarks/bench_planner_mixed.py --gpu-nodes 20 --mig-nodes 20
     .venv/bin/python benchmarks/bench_planner_mixed.py --small            # 200 mixed pods on 3 nodes
     .venv/bin/python benchmarks/bench_planner_mixed.py --yaml /tmp/ai     # also write cluster + demand YAML
-    .venv/bin/python benchmarks/bench_planner_mixed.py --nodes 1000 5000  # from files, each size in its own process
+    .venv/bin/python benchmarks/bench_planner_mixed.py --nodes 1000 5000  # half each kind, one after the other,
+                                                                          # time ratios to the first (same run)
+    .venv/bin/python benchmarks/bench_planner_mixed.py --nodes 1000 5000 --files  # from files, a process per size
 
-``--nodes`` is the user's path at scale: the cluster written once by
+``--nodes ... --files`` is the user's path at scale: the cluster written once by
 ``dralloc generate cluster --types gpu=N/2,mig=N/2 --nics 8 -o json`` (the
 file ``benchmarks/bench_load.py`` reads too) and the demand above into
 ``--workdir``, then ``plan fit`` on the files in a process of its own per
@@ -100,7 +102,8 @@ def replicas(n: int, args: argparse.Namespace) -> None:
           f"optimal={ans.optimal['pods']} proven={ans.optimal['proven']}")
 
 
-def run(docs: list[Doc], args: argparse.Namespace) -> None:
+def run(docs: list[Doc], args: argparse.Namespace) -> tuple[float, float]:
+    """The fit, printed; returns its wall-clock and CPU seconds."""
     t0 = time.perf_counter()
     objs = gen.objects(docs)
     built = time.perf_counter() - t0
@@ -122,6 +125,20 @@ def run(docs: list[Doc], args: argparse.Namespace) -> None:
     print(f"  decoded through the allocator ({d.get('allocatorCalls')} calls), checked node by node: "
           f"{'yes' if not opt.get('notes') else opt['notes']}")
     print(f"  gangs Kubernetes refuses that fit: {len(d.get('gangsKubernetesRefusesThatFit', []))}")
+    return fit, cpu
+
+
+def sizes(nodes: list[int], args: argparse.Namespace) -> None:
+    """Each cluster size in turn (half whole-GPU, half MIG nodes), the fit's
+    time against the first size's, measured in this one run."""
+    first: tuple[float, float] | None = None
+    for n in nodes:
+        docs = ai_cluster(n // 2, n - n // 2) + demand(n // 2, n - n // 2, args.load, args.seed)
+        wall, cpu = run(docs, args)
+        del docs
+        first = (wall, cpu) if first is None else first
+        print(f"  {n} nodes: fit {wall / first[0]:.2f}x the {nodes[0]}-node fit's wall time, "
+              f"{cpu / first[1]:.2f}x its CPU time")
 
 
 CHILD = r"""
@@ -204,19 +221,25 @@ def main() -> None:
     ap.add_argument("--replicas", type=int, nargs="+", metavar="N",
                     help="memory: fit a 1g.5gb pod and a GPU+NIC pod of N replicas each on two nodes, per N "
                          "(tracemalloc peak during the fit)")
+    ap.add_argument("--nodes", type=int, nargs="+", metavar="N",
+                    help="cluster sizes (half whole-GPU, half MIG nodes), run one after the other; the fit's time "
+                         "as a ratio to the first size's")
     ap.add_argument("--joint", action="store_true", help="also answer with the joint model (the path before "
                                                            "the configuration model), same run")
-    ap.add_argument("--nodes", type=int, nargs="+", metavar="N",
-                    help="plan fit from files at these cluster sizes (N/2 GPU+NIC nodes, N/2 MIG nodes)")
+    ap.add_argument("--files", action="store_true", help="with --nodes: plan fit from files (N/2 GPU+NIC nodes, "
+                    "N/2 MIG nodes), each size in a process of its own (load included; its peak RSS)")
     ap.add_argument("--workdir", default="/tmp/dralloc-bench-ingest", help="where --nodes keeps its inputs")
     ap.add_argument("--repeat", type=int, default=1, help="--nodes: runs per size, alternating")
     args = ap.parse_args()
-    if args.nodes:
+    if args.nodes and args.files:
         at_scale(args)
         return
     if args.replicas:
         for n in args.replicas:
             replicas(n, args)
+        return
+    if args.nodes:
+        sizes(args.nodes, args)
         return
     if args.small:
         docs = small()

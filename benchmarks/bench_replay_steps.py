@@ -3,7 +3,9 @@
 Cases: the scheduler_perf backtracking trap family (``tests/solver/test_cpsat.trap``,
 each run up to a step limit) and every scenario of the random conformance corpus.
 Each case is replayed (the search alone: the problem is built before the clock
-starts) and reports its step count, its answer and its time. With ``--baseline
+starts) and reports its step count, its answer and its CPU time (the process's
+own: on a loaded machine the wall clock also counts the time other processes
+ran). With ``--baseline
 REV`` the same cases also run on the replay of git revision REV (extracted to a
 temporary folder), in alternating subprocesses, so the ratio is taken within
 one run; answers and step counts must be identical, case by case.
@@ -44,7 +46,7 @@ def _run(problem: Any, step_limit: int | None) -> dict[str, Any]:
     from dralloc.solver.replay import ReplaySearch, StepLimitReached
 
     search = ReplaySearch(problem, step_limit=step_limit)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     found: object
     try:
         found = search.run()
@@ -52,7 +54,7 @@ def _run(problem: Any, step_limit: int | None) -> dict[str, Any]:
         found = "stopped at the step limit"
     except AllocationError as e:
         found = f"error: {e}"
-    secs = time.perf_counter() - t0
+    secs = time.process_time() - t0
     return {"steps": search.steps, "seconds": secs, "answer": _digest(search, found)}
 
 

@@ -1,10 +1,10 @@
 """dralloc: an allocation engine for Kubernetes Dynamic Resource Allocation."""
 
-from dralloc.errors import AllocationError, DrallocError, InputError
+from dralloc.errors import AllocationError, DrallocError, InputError, StaleAnswerError
 from dralloc.quantity import Quantity
 
 __version__ = "0.1.0"
-__all__ = ["AllocationError", "Cluster", "DrallocError", "InputError", "Quantity", "__version__"]
+__all__ = ["AllocationError", "Cluster", "DrallocError", "InputError", "Quantity", "StaleAnswerError", "__version__"]
 
 
 def __getattr__(name: str) -> object:

@@ -91,17 +91,20 @@ def compare_answer(sc: Scenario, got: Outcome) -> list[str]:
 
 
 def run_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
-                 compare_time_limit: float | None = None, kubernetes_version: str | None = None) -> Outcome:
+                 compare_time_limit: float | None = None, kubernetes_version: str | None = None,
+                 replay_limit: float | None = None) -> Outcome:
     """The scenario's question, its objects taken as the allocator's own input
     (no admission: the format describes what the allocator is given, and
     Kubernetes' allocator test table gives it objects the API server would
     refuse; docs/inputs.md). The scenario's gates are taken as they are, in
     ``kubernetes_version`` (default: the scenario's own, else 1.37): it picks
-    the variant unless the scenario names one."""
+    the variant unless the scenario names one. ``replay_limit``: the replay's
+    own time limit (replay mode; default Kubernetes' filter timeout,
+    ``math.inf``: none)."""
     return allocate(sc.objects, sc.node, sc.claims, allocated=sc.allocated, features=sc.features,
                     mode=mode, variant=sc.variant, admission=False,
                     compare=compare, compare_time_limit=compare_time_limit,
-                    kubernetes_version=kubernetes_version or sc.kubernetes_version)
+                    kubernetes_version=kubernetes_version or sc.kubernetes_version, replay_limit=replay_limit)
 
 
 def other_release(sc: Scenario, kubernetes_version: str | None) -> str:
@@ -123,7 +126,8 @@ def missing_gates(sc: Scenario, kubernetes_version: str | None) -> str:
 
 
 def check_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
-                   compare_time_limit: float | None = None, kubernetes_version: str | None = None) -> CheckResult:
+                   compare_time_limit: float | None = None, kubernetes_version: str | None = None,
+                   replay_limit: float | None = None) -> CheckResult:
     """Run one scenario under release ``kubernetes_version`` and judge the
     answer; a scenario turning on a gate that release does not have is
     skipped (the question does not exist there)."""
@@ -138,7 +142,7 @@ def check_scenario(sc: Scenario, mode: str = "replay", compare: str = "auto",
         res.skipped = "no expect in the scenario"
         return res
     try:
-        got = run_scenario(sc, mode, compare, compare_time_limit, kubernetes_version)
+        got = run_scenario(sc, mode, compare, compare_time_limit, kubernetes_version, replay_limit)
     except Exception as e:  # a bug must not stop the batch: report it as a failure
         res.differences = [f"internal error: {type(e).__name__}: {e}"]
         return res

@@ -19,6 +19,13 @@ class InputError(DrallocError):
         self.message = message
 
 
+class StaleAnswerError(InputError):
+    """An answer that no longer holds: the state it was computed from changed
+    since in a way that breaks it (a device it names is now held, a counter
+    would be overdrawn, one of its claims was allocated meanwhile). The message
+    names the device or claim; compute a new answer."""
+
+
 class AllocationError(DrallocError):
     """A fatal allocation error, as the Kubernetes allocator returns one
     (as opposed to "cannot allocate on this node", which is a result)."""

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dralloc.cel.errors import CELCompileError
-from dralloc.cel.interp import MACROS, NAMESPACES, TYPE_NAMES
+from dralloc.cel.errors import CELCompileError, CELRuntimeError
+from dralloc.cel.interp import NAMESPACES, TYPE_NAMES
 from dralloc.cel.library import GLOBAL, MEMBER, RETURNS
+from dralloc.cel.macros import is_macro, macro_vars
 from dralloc.cel.ops import OPERATORS
 from dralloc.cel.parse import Call, Ident, Index, ListLit, Lit, MapLit, Node, Select
 from dralloc.cel.values import INT64_MAX, INT64_MIN, UINT64_MAX, CelType, type_name
@@ -114,7 +115,7 @@ class _Checker:
                 raise _err(node, "invalid argument to has() macro")
             self.visit(node.args[0], scope)
             return "bool"
-        if target is not None and fn in MACROS and node.args and isinstance(node.args[0], Ident):
+        if is_macro(node):
             return self._macro(node, scope)
         if isinstance(target, Ident) and target.name in NAMESPACES and target.name not in scope:
             if target.name == "cel" and fn == "bind" and len(node.args) == 3 and isinstance(node.args[0], Ident):
@@ -127,6 +128,10 @@ class _Checker:
 
     def _function(self, node: Call, name: str, table: dict[str, Any], args: tuple[Node, ...],
                   scope: dict[str, str]) -> str:
+        if name not in table and not (table is MEMBER and name in GLOBAL or table is GLOBAL and name in MEMBER):
+            if table is MEMBER:   # cel-go reports the errors by place: the receiver's, then the call's (at its "(")
+                self.visit(args[0], scope)
+            raise _err(node, f"undeclared reference to '{name}' (in container '')")
         types = [self.visit(a, scope) for a in args]
         if name not in table:
             if table is MEMBER and name in GLOBAL or table is GLOBAL and name in MEMBER:
@@ -140,10 +145,11 @@ class _Checker:
     def _macro(self, node: Call, scope: dict[str, str]) -> str:
         assert node.target is not None
         t = self.visit(node.target, scope)
-        names = [a.name for a in node.args if isinstance(a, Ident)][:2]
-        two = node.fn in ("transformList", "transformMap") or (
-            len(node.args) >= 3 and isinstance(node.args[1], Ident) and node.fn in ("all", "exists", "existsOne", "exists_one"))
-        names = names[: 2 if two else 1]
+        try:
+            names = [v.name for v in macro_vars(node)]
+        except CELRuntimeError as e:
+            raise CELCompileError(str(e)) from None
+        two = len(names) == 2
         inner = dict(scope)
         for n in names:
             inner[n] = "dyn"
@@ -153,8 +159,6 @@ class _Checker:
         if node.fn in ("all", "exists", "exists_one", "existsOne"):
             return "bool"
         if node.fn in ("optMap", "optFlatMap"):
-            if len(node.args) != 2:
-                raise _err(node, f"{node.fn}() requires 2 arguments")
             return "optional_type"
         if node.fn == "filter" or node.fn == "sortBy":
             return t

@@ -19,6 +19,7 @@ them, wherever the caller's stack already is."""
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -95,19 +96,33 @@ def frame_depth() -> int:
     return n
 
 
+_limit_lock = threading.Lock()
+_needs: list[int] = []        # the limits asked for by the blocks inside room() now, in any thread
+_outside = [0]                # the limit before the first of them
+
+
 @contextmanager
 def room(levels: int) -> Iterator[None]:
     """Make sure ``levels`` nesting levels of recursion fit on the stack from
-    here, for the duration of the block (the old limit comes back after it,
-    unless something else changed the limit meanwhile)."""
-    old = sys.getrecursionlimit()
-    need = frame_depth() + FRAMES_PER_LEVEL * levels + 200 if levels > SHALLOW else 0
-    if need <= old:
+    here, for the duration of the block. The recursion limit is one for the
+    process: while blocks of several threads are open it is the largest any
+    of them needs, and after the last one it is back to what it was (unless
+    something else raised it meanwhile)."""
+    if levels <= SHALLOW:
         yield
         return
-    sys.setrecursionlimit(need)
+    need = frame_depth() + FRAMES_PER_LEVEL * levels + 200
+    with _limit_lock:
+        if not _needs:
+            _outside[0] = sys.getrecursionlimit()
+        _needs.append(need)
+        if need > sys.getrecursionlimit():
+            sys.setrecursionlimit(need)
     try:
         yield
     finally:
-        if sys.getrecursionlimit() == need:
-            sys.setrecursionlimit(old)
+        with _limit_lock:
+            _needs.remove(need)
+            target = max([_outside[0], *_needs])
+            if sys.getrecursionlimit() == max(target, need) and target < need:
+                sys.setrecursionlimit(target)

@@ -15,15 +15,13 @@ from dralloc.cel import ops
 from dralloc.cel.cost import Env, Fn, traversal
 from dralloc.cel.errors import CELRuntimeError, no_overload
 from dralloc.cel.library import COSTS, GLOBAL, MEMBER
-from dralloc.cel.macros import compile_bind, compile_macro
+from dralloc.cel.macros import compile_bind, compile_macro, is_macro
 from dralloc.cel.parse import Call, Ident, Index, ListLit, Lit, MapLit, Node, Select
 from dralloc.cel.values import CelType, Opt, type_name
 
 NAMESPACES = frozenset({"cel", "lists", "strings", "sets", "optional", "math", "ip", "format"})
 TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map",
                         "null_type", "type"})
-MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter",
-                    "transformList", "transformMap", "sortBy", "optMap", "optFlatMap"})
 
 
 def _size_cost(v: Any) -> int:
@@ -116,7 +114,7 @@ def _call(node: Call, scope: frozenset[str]) -> Fn:
         return ops.compile_operator(fn, [compile_node(a, scope) for a in args])
     if target is None and fn == "has":
         return _has(node, scope)
-    if target is not None and fn in MACROS and args and isinstance(args[0], Ident):
+    if is_macro(node):
         return compile_macro(node, scope, compile_node)
     if isinstance(target, Ident) and target.name in NAMESPACES and target.name not in scope:
         if target.name == "cel" and fn == "bind":

@@ -17,6 +17,33 @@ if TYPE_CHECKING:
 
 Compiler = Callable[[Node, frozenset[str]], "Fn"]
 
+# cel-go's receiver macros, by (name, number of arguments): the standard ones,
+# the two-variable comprehensions (ext), sortBy (ext lists) and the optional
+# library's optMap/optFlatMap. A call with another number of arguments is an
+# ordinary call of a function nothing declares (cel-go refuses it when it
+# compiles: there is no one-argument ``all``).
+ONE_VAR = frozenset({("all", 2), ("exists", 2), ("exists_one", 2), ("existsOne", 2), ("map", 2), ("map", 3),
+                     ("filter", 2), ("sortBy", 2), ("optMap", 2), ("optFlatMap", 2)})
+TWO_VAR = frozenset({("all", 3), ("exists", 3), ("exists_one", 3), ("existsOne", 3), ("transformList", 3),
+                     ("transformList", 4), ("transformMap", 3), ("transformMap", 4)})
+
+
+def is_macro(node: Call) -> bool:
+    """Whether ``node`` is a receiver macro (as cel-go's parser expands them)."""
+    return node.target is not None and ((node.fn, len(node.args)) in ONE_VAR or (node.fn, len(node.args)) in TWO_VAR)
+
+
+def macro_vars(node: Call) -> list[Ident]:
+    """The iteration variables of a macro call; raises CELRuntimeError (the
+    compile error, with where) when one is not a simple name."""
+    count = 2 if (node.fn, len(node.args)) in TWO_VAR else 1
+    out = []
+    for a in node.args[:count]:
+        if not isinstance(a, Ident):
+            raise CELRuntimeError(f"ERROR: <input>:{a.line}:{a.col}: argument must be a simple name")
+        out.append(a)
+    return out
+
 
 def compile_bind(node: Call, scope: frozenset[str], comp: Compiler) -> Fn:
     if len(node.args) != 3 or not isinstance(node.args[0], Ident):
@@ -56,9 +83,8 @@ def _pairs(fn: str, v: Any) -> list[tuple[Any, Any]]:
 def compile_opt_map(node: Call, scope: frozenset[str], comp: Compiler) -> Fn:
     """``o.optMap(v, e)`` / ``o.optFlatMap(v, e)``: apply ``e`` to the value of a
     present optional (``optFlatMap``'s ``e`` must itself give an optional)."""
-    if len(node.args) != 2 or not isinstance(node.args[0], Ident) or node.target is None:
-        raise CELRuntimeError(f"{node.fn}() variable name must be a simple identifier")
-    fn, name = node.fn, node.args[0].name
+    assert node.target is not None
+    fn, name = node.fn, macro_vars(node)[0].name
     target, body = comp(node.target, scope), comp(node.args[1], scope | {name})
 
     def run(env: Env) -> Any:
@@ -85,12 +111,7 @@ def compile_macro(node: Call, scope: frozenset[str], comp: Compiler) -> Fn:
     fn, args = node.fn, node.args
     if fn in ("optMap", "optFlatMap"):
         return compile_opt_map(node, scope, comp)
-    two = fn in ("transformList", "transformMap") or (
-        len(args) >= 3 and isinstance(args[1], Ident) and fn in ("all", "exists", "existsOne", "exists_one")
-    )
-    names = [a.name for a in args[: 2 if two else 1] if isinstance(a, Ident)]
-    if len(names) != (2 if two else 1):
-        raise CELRuntimeError(f"{fn}() argument must be a simple name")
+    names = [v.name for v in macro_vars(node)]
     inner = scope | set(names)
     target = comp(node.target, scope) if node.target is not None else None
     assert target is not None

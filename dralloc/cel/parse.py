@@ -127,7 +127,7 @@ def parse(text: str) -> Node:
         raise CELCompileError("ERROR: <input>:1:1: expression nested too deeply") from None
     height = check_tree(tree)   # cel-go's nesting limits, before anything recurses
     with room(height):
-        return _Builder().build(tree)
+        return _Builder(text).build(tree)
 
 
 def _pos(t: Any) -> tuple[int, int]:
@@ -138,6 +138,24 @@ def _pos(t: Any) -> tuple[int, int]:
 
 
 class _Builder:
+    def __init__(self, text: str = "") -> None:
+        self.lines = text.split("\n")
+
+    def _open(self, name: Any) -> tuple[int, int]:
+        """Where the ``(`` after the function name ``name`` (a token) is: cel-go
+        places a call there (so do its errors)."""
+        line, col = getattr(name, "end_line", None), getattr(name, "end_column", None)
+        if line is None or col is None:
+            return _pos(name)
+        while line <= len(self.lines):
+            text = self.lines[line - 1]
+            while col <= len(text) and text[col - 1] in " \t\r\f":
+                col += 1
+            if col <= len(text):
+                return line, col
+            line, col = line + 1, 1
+        return _pos(name)
+
     def build(self, t: Any) -> Node:
         while t.data in _PASS and len(t.children) == 1:
             t = t.children[0]
@@ -218,7 +236,7 @@ class _Builder:
 
     def _member_dot_arg(self, t: lark.Tree) -> Node:
         args = self._args(t.children[2]) if len(t.children) > 2 else ()
-        return Call(*_pos(t), str(t.children[1]), self.build(t.children[0]), args)
+        return Call(*self._open(t.children[1]), str(t.children[1]), self.build(t.children[0]), args)
 
     def _member_index(self, t: lark.Tree) -> Node:
         return Index(*_pos(t), self.build(t.children[0]), self.build(t.children[1]))
@@ -234,7 +252,7 @@ class _Builder:
 
     def _ident_arg(self, t: lark.Tree) -> Node:
         args = self._args(t.children[1]) if len(t.children) > 1 else ()
-        return Call(*_pos(t), str(t.children[0]), None, args)
+        return Call(*self._open(t.children[0]), str(t.children[0]), None, args)
 
     def _dot_ident_arg(self, t: lark.Tree) -> Node:
         return self._ident_arg(t)
@@ -287,6 +305,11 @@ def _direct_literal(t: Any) -> bool:
     return False
 
 
+# cel-go writes each escaped code point as UTF-8 (Go's utf8.EncodeRune), and a
+# surrogate, which UTF-8 cannot hold, as U+FFFD: "\uD800" == "\uFFFD" in Kubernetes
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _literal_value(tok: lark.Token) -> Any:
     kind, text = tok.type, tok.value
     try:
@@ -301,7 +324,7 @@ def _literal_value(tok: lark.Token) -> Any:
         if kind == "FLOAT_LIT":
             return float(text)
         if kind in ("STRING_LIT", "MLSTRING_LIT"):
-            return str(celstr(tok))
+            return _SURROGATE.sub("\ufffd", str(celstr(tok)))
         if kind == "BYTES_LIT":
             return bytes(celbytes(tok))
     except ValueError as e:

@@ -149,6 +149,15 @@ def projection(paths: set[Path]) -> KeyFn:
     return lambda v: tuple(g(v) for g in getters)
 
 
+def _evict_oldest(cache: dict[Any, Any]) -> None:
+    """Drop the oldest entry; another thread evicting or adding at the same
+    moment is no error (the caches are shared by every thread)."""
+    try:
+        del cache[next(iter(cache))]
+    except (KeyError, RuntimeError, StopIteration):
+        pass
+
+
 class CompiledSelector:
     """One compiled selector expression with its verdict cache."""
 
@@ -195,7 +204,7 @@ class CompiledSelector:
             r = self._run(device)
             cache = self._cache
             if len(cache) >= VERDICT_CACHE_SIZE:
-                del cache[next(iter(cache))]
+                _evict_oldest(cache)
             cache[key] = r
         if isinstance(r, CELRuntimeError):
             raise r
@@ -240,7 +249,7 @@ def compile_selector(expression: str) -> CompiledSelector:
         except CELCompileError as e:
             s = e
         if len(_selectors) >= SELECTOR_CACHE_SIZE:
-            del _selectors[next(iter(_selectors))]
+            _evict_oldest(_selectors)
         _selectors[expression] = s
     if isinstance(s, CELCompileError):
         raise CELCompileError(str(s))

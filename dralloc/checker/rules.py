@@ -206,26 +206,31 @@ def with_allocation(claim: ResourceClaim, alloc: AllocationResult) -> ResourceCl
 def verify_allocation(slices: list[ResourceSlice], classes: Iterable[DeviceClass], node: Node,
                       claims: Sequence[ResourceClaim], allocations: Sequence[AllocationResult],
                       allocated: Iterable[ResourceClaim] = (), features: Features | None = None,
-                      variant: Variant | None = None) -> list[Finding]:
+                      variant: Variant | None = None, pools: list[Pool] | None = None) -> list[Finding]:
     """Check ``allocations`` (one per claim, in order) made on ``node`` while
     ``allocated`` claims already hold devices. Returns the violations; an
-    empty list means the answer follows every rule."""
+    empty list means the answer follows every rule. ``pools``: the pools
+    already gathered from ``slices`` for ``node`` (read only)."""
     feats = features or Features()
     cls = list(classes)
     out: list[Finding] = []
     if len(claims) != len(allocations):
         return [error("request", "", f"{len(claims)} claims but {len(allocations)} allocations")]
     fresh = [with_allocation(c, a) for c, a in zip(claims, allocations, strict=True)]
-    try:  # gathered once for all the claims of this node (read only)
-        pools: list[Pool] | None = gather_pools(slices, node, feats, variant or feats.variant())
-    except AllocationError:
-        pools = None  # each claim reports it
+    if pools is None:
+        try:  # gathered once for all the claims of this node (read only)
+            pools = gather_pools(slices, node, feats, variant or feats.variant())
+        except AllocationError:
+            pools = None  # each claim reports it
     for c, a in zip(claims, allocations, strict=True):
         out.extend(check_claim(slices, cls, node, c, a, feats, variant, pools))
     before = list(allocated)
     var = variant or feats.variant()
+    after = check_shared(slices, [*before, *fresh], feats, var)
+    if not after:
+        return out
     known = {(f.rule, f.objects[:1]) for f in check_shared(slices, before, feats, var)}
-    for f in check_shared(slices, [*before, *fresh], feats, var):
+    for f in after:
         if (f.rule, f.objects[:1]) in known:  # already broken before these claims
             f = replace(f, level=WARNING, detail="already so in the allocated state")
         out.append(f)

@@ -165,8 +165,7 @@ def _q(v: Fraction) -> str:
 
 
 def _counters(idx: PoolIndex, held: dict[DeviceID, list[tuple[str, Res]]], features: Features) -> list[Finding]:
-    used: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
-    users: dict[tuple[str, str, str, str], set[str]] = {}  # (driver, pool, set, counter) -> consuming devices
+    used: dict[tuple[str, str], dict[str, dict[str, Fraction | int]]] = {}   # whole amounts summed as ints
     out: list[Finding] = []
     for dev_id, holders in sorted(held.items()):
         dev = idx.devices.get(dev_id)
@@ -180,18 +179,32 @@ def _counters(idx: PoolIndex, held: dict[DeviceID, list[tuple[str, Res]]], featu
         for cc in dev.consumes_counters:
             dst = used.setdefault(pool, {}).setdefault(cc.counter_set, {})
             for name, c in (cc.counters or {}).items():
-                dst[name] = dst.get(name, Fraction(0)) + c.value.value
-                users.setdefault((*pool, cc.counter_set, name), set()).add(dev_id[2])
+                v = c.value.value
+                dst[name] = dst.get(name, 0) + (v.numerator if v.denominator == 1 else v)
     for pool, sets in sorted(used.items()):
         for cs, counters in sorted(sets.items()):
             for name, amount in sorted(counters.items()):
                 avail = idx.counters.get(pool, {}).get(cs, {}).get(name)
-                if avail is not None and amount <= avail:
+                if avail is not None and (amount <= avail.numerator if avail.denominator == 1 and
+                                          isinstance(amount, int) else amount <= avail):
                     continue
                 limit = "is not defined" if avail is None else f"holds {_q(avail)}"
-                devs = ", ".join(sorted(users[(*pool, cs, name)]))
+                devs = ", ".join(_users(idx, held, pool, cs, name))
                 out.append(error("counters", "", f"counter {name} of counter set {cs} in pool "
                                  f"{pool[0]}/{pool[1]} {limit}, the allocated devices ({devs}) consume "
-                                 f"{_q(amount)}", (f"{pool[0]}/{pool[1]}/{cs}",),
+                                 f"{_q(Fraction(amount))}", (f"{pool[0]}/{pool[1]}/{cs}",),
                                  ("spec.sharedCounters", "spec.devices[].consumesCounters")))
     return out
+
+
+def _users(idx: PoolIndex, held: dict[DeviceID, list[tuple[str, Res]]], pool: tuple[str, str],
+           cs: str, name: str) -> list[str]:
+    """The held devices of ``pool`` that consume counter ``cs``/``name`` (for a finding)."""
+    out = set()
+    for dev_id, holders in held.items():
+        dev = idx.devices.get(dev_id)
+        if dev_id[:2] != pool or dev is None or all(r.admin_access for _, r in holders):
+            continue
+        if any(cc.counter_set == cs and name in (cc.counters or {}) for cc in dev.consumes_counters or []):
+            out.add(dev_id[2])
+    return sorted(out)

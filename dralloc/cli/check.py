@@ -23,6 +23,10 @@ an equal answer, -o wide every scenario, yaml/json every scenario as data;
 then a summary line check: N passed (how), N failed[, N skipped][, N
 unreadable]. A file or scenario that cannot be read is an ERROR line.
 
+--time-limit is the replay's own time limit in --mode replay (default
+Kubernetes' 10 s filter timeout; none: run every search to its end): a
+search it stops is a failure saying that Kubernetes' answer is not known.
+
 Exit code 0: every scenario passed (or was skipped); 1: some failed; 2: no
 scenario file found, or some could not be read."""
 
@@ -35,6 +39,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from dralloc.cli import common
+from dralloc.errors import InputError
+from dralloc.solver.limits import help_text
 from dralloc.solver.modes import MODES
 
 # how a pass was established (the names of dralloc.check, which loads the engines)
@@ -50,6 +56,9 @@ def register(sub: Any) -> None:
                    help="engine to check: replay and first-fit against Kubernetes' answer; optimal against "
                         "its promise: verified, never worse than first-fit on its objectives, unsatisfiable "
                         "only where Kubernetes is (devices are not compared)")
+    p.add_argument("--time-limit", type=common.seconds_or_none, metavar="SECONDS",
+                   help=help_text("check", "--mode replay: the replay's time limit per scenario (Kubernetes' filter "
+                                  "timeout), or none for no limit; where it stops, Kubernetes' answer is not known"))
     common.add_compare_args(p)
     common.add_release_arg(p)
     p.add_argument("-j", "--jobs", type=common.POSITIVE, default=os.cpu_count() or 1,
@@ -62,7 +71,8 @@ def register(sub: Any) -> None:
 
 
 def check_file(path: str, mode: str, compare: str = "auto",
-               compare_time_limit: float | None = None, kubernetes_version: str | None = None) -> list[dict[str, Any]]:
+               compare_time_limit: float | None = None, kubernetes_version: str | None = None,
+               replay_limit: float | None = None) -> list[dict[str, Any]]:
     """Every scenario of one file, as data (runs in a worker process)."""
     from dralloc.check import check_scenario
     from dralloc.io.scenario import load_scenarios
@@ -72,7 +82,7 @@ def check_file(path: str, mode: str, compare: str = "auto",
     for e in errors:
         out.append({"name": path, "path": path, "result": UNREADABLE, "error": str(e)})
     for sc in scenarios:
-        r = check_scenario(sc, mode, compare, compare_time_limit, kubernetes_version)
+        r = check_scenario(sc, mode, compare, compare_time_limit, kubernetes_version, replay_limit)
         entry: dict[str, Any] = {"name": r.name, "path": r.path}
         if r.skipped:
             entry.update(result=SKIP, reason=r.skipped)
@@ -91,14 +101,16 @@ def check_file(path: str, mode: str, compare: str = "auto",
 def _results(files: list[str], args: argparse.Namespace) -> Iterator[list[dict[str, Any]]]:
     if args.jobs <= 1 or len(files) < 2:
         for f in files:
-            yield check_file(f, args.mode, args.compare, args.compare_time_limit, args.kubernetes_version)
+            yield check_file(f, args.mode, args.compare, args.compare_time_limit, args.kubernetes_version,
+                             args.time_limit)
         return
     from dralloc.solver.cancel import process_pool
 
     with process_pool(args.jobs) as pool:
         n = len(files)
         yield from pool.map(check_file, files, [args.mode] * n, [args.compare] * n,
-                            [args.compare_time_limit] * n, [args.kubernetes_version] * n, chunksize=4)
+                            [args.compare_time_limit] * n, [args.kubernetes_version] * n, [args.time_limit] * n,
+                            chunksize=4)
 
 
 def line(e: dict[str, Any]) -> str:
@@ -153,6 +165,9 @@ def run(args: argparse.Namespace) -> int:
 
     from dralloc.io.loader import iter_files
 
+    if args.time_limit is not None and args.mode != "replay":
+        raise InputError(f"--time-limit is the replay's time limit (--mode replay); in --mode {args.mode} the "
+                         "replay of Kubernetes' answer has --compare-time-limit")
     files = [str(f) for f in iter_files(args.paths) if isinstance(f, Path)]
     if not files:
         print(f"dralloc check: no scenario files under {' '.join(args.paths)}", file=sys.stderr)

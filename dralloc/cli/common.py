@@ -328,6 +328,19 @@ def integer(minimum: int = 0) -> Callable[[str], int]:
     return parse
 
 
+def seconds_or_none(text: str) -> float:
+    """An argparse type: :func:`seconds`, or ``none`` for no limit
+    (:data:`dralloc.solver.limits.NO_LIMIT`)."""
+    if text.strip().lower() == "none":
+        from dralloc.solver.limits import NO_LIMIT
+
+        return NO_LIMIT
+    try:
+        return seconds(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a positive number of seconds nor none") from None
+
+
 def seconds(text: str) -> float:
     """An argparse type: a positive, finite number of seconds."""
     try:

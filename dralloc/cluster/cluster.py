@@ -18,11 +18,20 @@ from dataclasses import replace
 from typing import Any
 
 from dralloc.checker.rules import with_allocation
+from dralloc.cluster.free import need_of
+from dralloc.cluster.guard import (
+    Basis,
+    claim_changed,
+    new_violations,
+    plugin_short,
+    result_pools,
+    stale,
+)
 from dralloc.cluster.ledger import claim_key
 from dralloc.cluster.pods import answered, for_node, on_node, pod_claims
-from dralloc.cluster.store import ClusterStore
+from dralloc.cluster.store import ClusterStore, NodeView
 from dralloc.errors import InputError
-from dralloc.extended import ExtendedReader, is_extended_claim
+from dralloc.extended import ExtendedReader, allocatable, is_extended_claim
 from dralloc.features import Features, Variant
 from dralloc.gangs import GangReader
 from dralloc.inventory.problem import Problem, build_problem
@@ -49,7 +58,20 @@ class Cluster(ClusterStore):
     reads files. With ``admission`` (the default, as for ``allocate()``) the
     objects pass the API server's defaults and validation once, here, and
     every object added or claim given later on its own; without it they are
-    taken as the allocator's own input (as scenario files are)."""
+    taken as the allocator's own input (as scenario files are).
+
+    **Answers and commits.** An answer (:meth:`allocate`, :meth:`fits`) is
+    computed from one moment of the cluster and carries that moment
+    (``Outcome.basis``); :meth:`commit` re-checks it against the cluster as
+    it is now and refuses one that no longer holds
+    (:class:`~dralloc.errors.StaleAnswerError`, naming the device or claim;
+    nothing recorded). **Threads** may share a cluster: what an answer is
+    computed from is read under the cluster's (re-entrant) lock, and so are
+    commit (check and record in one step), release, record, add and remove;
+    the engines run outside it. A :meth:`trial` block holds the lock until it
+    ends: other threads wait for it, never see its what-if claims nor have
+    theirs undone by it (do not wait inside a trial for another thread that
+    uses the cluster)."""
 
     def __init__(self, objects: ObjectSet | Iterable[TypedObject] = (),
                  features: Features | Iterable[str] | None = None, variant: Variant | str | None = None,
@@ -131,16 +153,18 @@ class Cluster(ClusterStore):
         return self._allocate(target, todo, mode, objective, time_limit, share_ids, verify, compare,
                               compare_time_limit, cancel)
 
-    def _allocate(self, target: Node, todo: list[ResourceClaim], mode: str | None, objective: str | None,
+    def _allocate(self, node: Node, todo: list[ResourceClaim], mode: str | None, objective: str | None,
                   time_limit: float | None, share_ids: ShareIDPolicy, verify: bool, compare: str,
                   compare_time_limit: float | None, cancel: threading.Event | None) -> Outcome:
-        view = self.view(target)
-        held = self.held_for(view, {claim_key(c) for c in todo})
+        target, view, held, basis = self._read(node, todo)
         extra: dict[str, Any] = {"mode": mode} if mode is not None else {}
-        return allocate(view.objects, target, todo, allocated=held, features=self.features,
-                        variant=self.variant, objective=objective, time_limit=time_limit,
-                        share_ids=share_ids, verify=verify, admission=False, compare=compare,
-                        compare_time_limit=compare_time_limit, cancel=cancel, **extra)
+        out = allocate(view.objects, target, todo, allocated=held, features=self.features,
+                       variant=self.variant, objective=objective, time_limit=time_limit,
+                       share_ids=share_ids, verify=verify, admission=False, compare=compare,
+                       compare_time_limit=compare_time_limit, cancel=cancel, pools=self.gathered(target, view),
+                       **extra)
+        out.basis = basis
+        return out
 
     def each_node(self, claims: ClaimsArg = None, *, pod: PodArg = None,
                   nodes: Iterable[Node | str] | None = None, **how: Any) -> Iterator[tuple[Node, Outcome]]:
@@ -148,11 +172,15 @@ class Cluster(ClusterStore):
         todo = self._todo(claims, pod)
         for n in self.nodes() if nodes is None else nodes:
             target = n if isinstance(n, Node) else self.node(n)
-            if pod is None:
-                yield target, self.allocate(target, todo, **how)
-                continue
-            yield target, on_node(target, todo, how.get("mode") or "first-fit",
-                                  functools.partial(self._on, target, how), self.extended())
+            yield target, self._ask(target, todo, pod is not None, how)
+
+    def _ask(self, target: Node, todo: list[ResourceClaim], for_pod: bool, how: dict[str, Any]) -> Outcome:
+        """``allocate`` on one node; a pod's allocated claims kept and its
+        extended-resource claim built for the node (:func:`.pods.on_node`)."""
+        if not for_pod:
+            return self.allocate(target, todo, **how)
+        return on_node(target, todo, how.get("mode") or "first-fit", functools.partial(self._on, target, how),
+                       self.extended())
 
     def _on(self, target: Node, how: dict[str, Any], rest: list[ResourceClaim]) -> Outcome:
         return self.allocate(target, rest, **how)
@@ -160,15 +188,33 @@ class Cluster(ClusterStore):
     def fits(self, claims: ClaimsArg = None, *, pod: PodArg = None, limit: int | None = None,
              nodes: Iterable[Node | str] | None = None, **how: Any) -> list[tuple[Node, Outcome]]:
         """The nodes where the claims can be allocated now, in the
-        scheduler's node order, with each answer; at most ``limit``."""
+        scheduler's node order, with each answer; at most ``limit``. A node
+        whose free devices are proven too few is not asked
+        (:mod:`dralloc.cluster.free`: never one an engine would accept)."""
         if limit is not None and limit < 1:
             raise InputError(f"limit {limit}: give a positive number of nodes (or None for all)")
+        todo = self._todo(claims, pod)
+        # an extended-resource claim is built per node (device plugins may serve it): no skip then
+        needs = None if any(is_extended_claim(c) for c in todo) else need_of(todo)
+        keys = [claim_key(c) for c in todo]
+        if nodes is None:
+            names, order = self.ordered()
+        else:
+            order = [n if isinstance(n, Node) else self.node(n) for n in nodes]
+            names = [n.name for n in order]
         out: list[tuple[Node, Outcome]] = []
-        for n, res in self.each_node(claims, pod=pod, nodes=nodes, **how):
+        i = 0
+        while i < len(order):
+            if needs is not None:
+                i = self.next_candidate(order, i, needs, keys, names)
+                if i == len(order):
+                    break
+            res = self._ask(order[i], todo, pod is not None, how)
             if res.ok:
-                out.append((n, res))
+                out.append((order[i], res))
                 if limit is not None and len(out) >= limit:
                     break
+            i += 1
         return out
 
     def commit(self, outcome: Outcome, claims: ClaimsArg = None) -> list[ResourceClaim]:
@@ -177,7 +223,15 @@ class Cluster(ClusterStore):
         the pod is taken (:meth:`plugin_used`). ``claims`` are the claim
         objects the answer was computed for (default: looked up by the
         answer's keys); a claim the answer built for its node (the
-        extended-resource claim) is recorded as built."""
+        extended-resource claim) is recorded as built.
+
+        The answer is checked against the current state first
+        (:mod:`dralloc.cluster.guard`): one that no longer holds -- a device
+        it names was committed meanwhile by another answer, a counter would
+        be overdrawn, one of its claims changed -- is refused with a
+        :class:`~dralloc.errors.StaleAnswerError` naming the device or claim,
+        and nothing is recorded. Check and record are one step under the
+        cluster's lock."""
         if outcome.status not in (Status.ALLOCATED, Status.PARTIAL) or outcome.allocations is None:
             raise InputError(f"cannot commit an answer that allocated nothing ({outcome.status.value})")
         if claims is None:
@@ -197,10 +251,12 @@ class Cluster(ClusterStore):
             raise InputError(f"the answer has {len(outcome.allocations)} allocations for {len(objs)} claims")
         done = [with_allocation(c, a) for c, a in zip(objs, outcome.allocations, strict=True)
                 if a.devices is not None and not (c.status is not None and c.status.allocation == a)]
-        for c in done:
-            self._record(c)   # admitted by _todo
-        if outcome.device_plugin:
-            self.take_plugin(outcome.node, outcome.device_plugin)
+        with self._lock:
+            self._ensure_fresh(outcome, objs)
+            for c in done:
+                self._record(c)   # admitted by _todo
+            if outcome.device_plugin:
+                self.take_plugin(outcome.node, outcome.device_plugin)
         return done
 
     def problem(self, node: Node | str, claims: ClaimsArg = None, *, pod: PodArg = None) -> Problem:
@@ -210,12 +266,48 @@ class Cluster(ClusterStore):
         node (:func:`.pods.for_node`)."""
         target = self._target(node)
         todo = for_node(target, self._todo(claims, pod), self.extended())[0]
-        view = self.view(target)
-        held = self.held_for(view, {claim_key(c) for c in todo})
+        target, view, held, _ = self._read(target, todo)
         return build_problem(view.objects.slices, view.objects.classes, target, todo, held,
-                             self.features, self.variant)
+                             self.features, self.variant, self.gathered(target, view))
 
     # ------------------------------------------------------------ helpers
+
+    def _read(self, node: Node | str, todo: list[ResourceClaim]) -> tuple[Node, NodeView, list[ResourceClaim], Basis]:
+        """What an answer on ``node`` is computed from, read at one moment
+        (under the lock): the node, its view, the allocated claims it sees
+        (not ``todo``'s own), and the answer's basis."""
+        keys = [claim_key(c) for c in todo]
+        with self._lock:
+            target = self._target(node)
+            view = self.view(target)
+            held = self.held_for(view, set(keys))
+            basis = Basis(self._token, self._changes.clock, target, tuple((k, self._claims.get(k)) for k in keys))
+        return target, view, held, basis
+
+    def _ensure_fresh(self, outcome: Outcome, claims: list[ResourceClaim]) -> None:
+        """Refuse an answer that no longer holds (:mod:`dralloc.cluster.guard`);
+        called under the lock."""
+        basis = outcome.basis if isinstance(outcome.basis, Basis) and outcome.basis.owner is self._token else None
+        if basis is not None:
+            for key, then in basis.claims:
+                now = self._claims.get(key)
+                if now is not then:
+                    raise claim_changed(key, then, now)
+        node = basis.node if basis is not None else self.node(outcome.node)
+        if outcome.device_plugin:
+            short = plugin_short(node.name, allocatable(node), self.plugin_used(node.name), outcome.device_plugin)
+            if short is not None:
+                raise short
+        view = self.view(node)
+        allocations = outcome.allocations or []
+        pools = view.pools | result_pools(allocations)
+        if basis is not None and not self._changes.since(basis.clock, pools, node.name):
+            return
+        held = self.held_for(view, {claim_key(c) for c in claims})
+        found = new_violations(view.objects.slices, view.objects.classes, node, claims, allocations, held,
+                               self.features, self.variant, outcome.findings)
+        if found:
+            raise stale(node, found)
 
     def _target(self, node: Node | str) -> Node:
         if isinstance(node, Node):

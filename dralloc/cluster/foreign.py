@@ -97,4 +97,4 @@ class ForeignPools:
         if not held:
             return False
         state = AllocatedState.from_claims(held, self.features, self.variant)
-        return any(v < 0 for cs in state.available_counters(pool).values() for v in cs.values())
+        return state.overdrawn(pool)

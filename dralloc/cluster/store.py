@@ -2,21 +2,32 @@
 objects are added, replaced and removed, and as claims are allocated and
 released. Every lookup an allocation call needs is a dictionary access; the
 per-node view (the slices of the pools that can concern the node) is cached
-and dropped only when one of its pools or the node changes."""
+and dropped only when one of its pools or the node changes.
+
+Every method that reads or changes the state takes the store's lock (a
+re-entrant one), so a cluster may be shared between threads; every change is
+stamped (:class:`~dralloc.cluster.guard.Changes`) for commit's staleness check."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import wraps
+from typing import Any, TypeVar
 
 from dralloc.cluster.foreign import ForeignPools
+from dralloc.cluster.free import FreeIndex, Needs
+from dralloc.cluster.guard import Changes
 from dralloc.cluster.index import EVERY_NODE, Key, PoolKey, SliceIndex, pool_key
 from dralloc.cluster.ledger import Ledger, claim_key, is_allocated, normal_key, result_pools
 from dralloc.cluster.order import NodeTree
-from dralloc.errors import InputError
+from dralloc.errors import AllocationError, InputError
 from dralloc.extended import ExtendedReader, used_on
 from dralloc.features import Features, Variant
+from dralloc.inventory.pools import Pool, gather_pools
 from dralloc.io.loader import ObjectSet
 from dralloc.models import (
     CompositePodGroup,
@@ -37,6 +48,8 @@ from dralloc.models import (
 )
 from dralloc.validation.admission import admit_object
 
+GATHERED_NODES = 128   # nodes whose gathered pools are kept between calls
+
 
 @dataclass
 class NodeView:
@@ -48,6 +61,18 @@ def _ns_key(obj: TypedObject) -> str:
     return f"{obj.namespace or 'default'}/{obj.name}"
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def locked(method: F) -> F:
+    """Run ``method`` holding the store's lock."""
+    @wraps(method)
+    def run(self: ClusterStore, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run  # type: ignore[return-value]
+
+
 class ClusterStore:
     def __init__(self, features: Features, variant: Variant, admission: bool = True) -> None:
         self.features = features
@@ -56,6 +81,8 @@ class ClusterStore:
         self._index = SliceIndex()
         self._ledger = Ledger()
         self._foreign = ForeignPools(self._index, self._ledger, features, variant)
+        self._free = FreeIndex(self._index, features, variant)
+        self._gathered: OrderedDict[str, list[Pool]] = OrderedDict()   # node -> its view's pools (LRU)
         self._nodes: dict[str, Node] = {}
         self._tree = NodeTree()
         self._classes: list[DeviceClass] = []
@@ -69,6 +96,9 @@ class ClusterStore:
         self._views: dict[str, NodeView] = {}
         self._viewers: dict[PoolKey, set[str]] = {}      # pool -> nodes whose cached view holds it
         self._journal: list[tuple[str, ResourceClaim | None, int | None]] | None = None   # for trial()
+        self._lock = threading.RLock()
+        self._changes = Changes()
+        self._token = object()   # names this cluster in the answers it gives (Basis.owner)
         self._taken_journal: list[tuple[str, dict[str, int]]] | None = None
 
     # ------------------------------------------------------------ adding objects
@@ -79,7 +109,9 @@ class ClusterStore:
         for namespaced kinds) replaces the one held. ResourceClaims with an
         allocation count as allocated."""
         items = list(objects.all() if isinstance(objects, ObjectSet) else objects)
-        self._add_all([admit_object(o) for o in items] if self.admission else items)
+        items = [admit_object(o) for o in items] if self.admission else items
+        with self._lock:
+            self._add_all(items)
 
     def _add_all(self, items: Iterable[TypedObject]) -> None:
         for obj in items:
@@ -108,17 +140,28 @@ class ClusterStore:
                 raise InputError(f"a cluster holds no {type(obj).__name__} objects")
 
     def _add_class(self, cls: DeviceClass) -> None:
-        for i, c in enumerate(self._classes):
-            if c.name == cls.name:
-                self._classes[i] = cls
-                return
-        self._classes.append(cls)   # node views share this list
+        """A new list (answers being computed keep the one they read), and
+        every cached view dropped."""
+        classes = list(self._classes)
+        at = next((i for i, c in enumerate(classes) if c.name == cls.name), None)
+        if at is None:
+            classes.append(cls)
+        else:
+            classes[at] = cls
+        self._classes = classes
+        self._changes.class_changed()
+        self._views.clear()
+        self._viewers.clear()
+        self._free.clear()
+        self._gathered.clear()
 
     def add_slices(self, slices: Iterable[ResourceSlice]) -> None:
         """Add slices (admitted); a slice with the name of one held replaces
         it, in its place (input order matters to the stable allocator)."""
-        for s in slices:
-            self._put_slice(admit_object(s) if self.admission else s)
+        items = [admit_object(s) if self.admission else s for s in slices]
+        with self._lock:
+            for s in items:
+                self._put_slice(s)
 
     def _put_slice(self, s: ResourceSlice) -> None:
         seqs = self._index.names.get(s.name, [])
@@ -128,6 +171,7 @@ class ClusterStore:
         _, keys = self._index.add(s, seq)
         self._touch_pool(pool_key(s), keys)
 
+    @locked
     def remove_slices(self, names: Iterable[str]) -> list[ResourceSlice]:
         """Remove the slices with these names; returns what was removed."""
         out = []
@@ -142,7 +186,10 @@ class ClusterStore:
         return s
 
     def _touch_pool(self, pool: PoolKey, keys: set[Key]) -> None:
+        self._changes.pool(pool)
         self._foreign.slices_changed(pool)
+        if len({p[0] for p in self._index.counter_names.get(pool[1], ())}) > 1:
+            self._free.clear()   # counters keyed by a pool name two drivers use (T-13): not trusted any more
         for name in self._viewers.pop(pool, set()):
             self._forget(name)
         if EVERY_NODE in keys:
@@ -158,15 +205,20 @@ class ClusterStore:
 
     def add_node(self, node: Node) -> None:
         """Add or replace (by name) a Node."""
-        self._put_node(admit_object(node) if self.admission else node)
+        node = admit_object(node) if self.admission else node
+        with self._lock:
+            self._put_node(node)
 
     def _put_node(self, node: Node) -> None:
+        self._changes.node(node.name)
         self._nodes[node.name] = node
         self._tree.add(node)
         self._forget(node.name)
 
+    @locked
     def remove_node(self, name: str, slices: bool = True) -> Node | None:
         """Remove a Node and (``slices``) the slices bound to it by nodeName."""
+        self._changes.node(name)
         node = self._nodes.pop(name, None)
         self._tree.remove(name)
         self._forget(name)
@@ -176,6 +228,8 @@ class ClusterStore:
         return node
 
     def _forget(self, name: str) -> None:
+        self._free.forget(name, static=True)
+        self._gathered.pop(name, None)
         view = self._views.pop(name, None)
         if view is None:
             return
@@ -189,7 +243,9 @@ class ClusterStore:
     def record(self, claim: ResourceClaim) -> None:
         """Hold ``claim`` as it is (allocated or not; admitted first unless
         the cluster takes its input without admission), replacing one of its key."""
-        self._record(admit_object(claim) if self.admission else claim)
+        claim = admit_object(claim) if self.admission else claim
+        with self._lock:
+            self._record(claim)
 
     def _record(self, claim: ResourceClaim) -> None:
         key = claim_key(claim)
@@ -199,7 +255,7 @@ class ClusterStore:
 
     def _put(self, key: str, claim: ResourceClaim | None, seq: int | None = None) -> None:
         for p in self._ledger.pools_held(key):
-            self._foreign.claims_changed(p)
+            self._pool_claims_changed(p)
         self._ledger.remove(key)
         if claim is None:
             self._claims.pop(key, None)
@@ -208,27 +264,41 @@ class ClusterStore:
         if is_allocated(claim):
             self._ledger.add(claim, seq)
             for p in result_pools(claim):
-                self._foreign.claims_changed(p)
+                self._pool_claims_changed(p)
+
+    def _pool_claims_changed(self, pool: PoolKey) -> None:
+        self._changes.pool(pool)
+        self._foreign.claims_changed(pool)
+        for name in self._viewers.get(pool, ()):
+            self._free.forget(name)
 
     @contextmanager
     def trial(self) -> Iterator[None]:
         """Claims recorded, committed or released inside the ``with`` block
-        (and device-plugin resources taken) are put back as they were when
-        it ends (what-if questions)."""
-        outer, self._journal = self._journal, []
-        outer_taken, self._taken_journal = self._taken_journal, []
-        try:
-            yield
-        finally:
-            for key, claim, seq in reversed(self._journal):
-                self._put(key, claim, seq)
-            for node, before in reversed(self._taken_journal):
-                self._taken[node] = before
-            self._journal = outer
-            self._taken_journal = outer_taken
+        are put back as they were, and device-plugin resources taken, when
+        it ends (what-if questions).
+
+        The block holds the cluster's lock from start to end: other threads
+        calling the cluster wait until it ends, so they never see (nor
+        answer from, nor have undone) the block's what-if state, and the
+        block sees no change but its own. Do not wait inside a trial for
+        another thread that uses the cluster: it would wait for the trial."""
+        with self._lock:
+            outer, self._journal = self._journal, []
+            outer_taken, self._taken_journal = self._taken_journal, []
+            try:
+                yield
+            finally:
+                for key, claim, seq in reversed(self._journal):
+                    self._put(key, claim, seq)
+                for node, before in reversed(self._taken_journal):
+                    self._taken[node] = before
+                self._journal = outer
+                self._taken_journal = outer_taken
 
     # ------------------------------------------------------------ device plugins
 
+    @locked
     def plugin_used(self, node: str) -> dict[str, int]:
         """The extended resources pods hold on ``node`` (those bound to it and
         not finished, and those committed here that its device plugins
@@ -241,6 +311,7 @@ class ClusterStore:
             out[n] = out.get(n, 0) + v
         return out
 
+    @locked
     def take_plugin(self, node: str, counts: dict[str, int]) -> None:
         """Record that a pod placed on ``node`` takes ``counts`` of its device plugins' resources."""
         before = dict(self._taken.get(node, {}))
@@ -248,6 +319,7 @@ class ClusterStore:
             self._taken_journal.append((node, before))
         self._taken[node] = {n: before.get(n, 0) + counts.get(n, 0) for n in sorted(set(before) | set(counts))}
 
+    @locked
     def release(self, key: str) -> ResourceClaim | None:
         """Deallocate the claim ``key`` (it stays, without an allocation);
         returns the claim as it was allocated, or None if it was not."""
@@ -266,9 +338,16 @@ class ClusterStore:
         found = self._nodes.get(name)
         return found if found is not None else Node(metadata=ObjectMeta(name=name))
 
+    @locked
     def nodes(self) -> list[Node]:
         """The Nodes in the scheduler's order (:mod:`dralloc.cluster.order`)."""
         return [self._nodes[n] for n in self._tree.listed()]
+
+    @locked
+    def ordered(self) -> tuple[list[str], list[Node]]:
+        """The Nodes' names and the Nodes, in the scheduler's order."""
+        names = list(self._tree.listed())
+        return names, [self._nodes[n] for n in names]
 
     def claim(self, key: str) -> ResourceClaim | None:
         return self._claims.get(normal_key(key))
@@ -279,10 +358,12 @@ class ClusterStore:
     def pod(self, key: str) -> Pod | None:
         return self._pods.get(normal_key(key))
 
+    @locked
     def allocated(self) -> list[ResourceClaim]:
         """The allocated claims, in the order they became allocated."""
         return self._ledger.all()
 
+    @locked
     def objects(self) -> ObjectSet:
         """Everything held, as one ObjectSet (slices in input order)."""
         return ObjectSet(slices=self._index.all_slices(), classes=list(self._classes),
@@ -291,6 +372,7 @@ class ClusterStore:
 
     # ------------------------------------------------------------ per-node views
 
+    @locked
     def view(self, node: Node) -> NodeView:
         """The slices that can concern ``node`` (whole pools, input order),
         the classes and the node. Cached for held nodes."""
@@ -310,6 +392,66 @@ class ClusterStore:
         pools = cached.pools | extra
         return NodeView(pools, ObjectSet(slices=self._index.slices_of(pools), classes=self._classes, nodes=[node]))
 
+    @locked
+    def gathered(self, node: Node, view: NodeView) -> list[Pool] | None:
+        """The pools of ``node``'s cached view as the allocator gathers them,
+        kept for the :data:`GATHERED_NODES` nodes asked about last (the
+        engines read them, and what they compute once per device, across
+        calls); None when not kept (the engine gathers them itself)."""
+        if self._views.get(node.name) is not view:
+            return None
+        got = self._gathered.get(node.name)
+        if got is not None:
+            self._gathered.move_to_end(node.name)
+            return got
+        try:
+            got = gather_pools(view.objects.slices, node, self.features, self.variant)
+        except AllocationError:
+            return None   # the engine reports it
+        self._gathered[node.name] = got
+        if len(self._gathered) > GATHERED_NODES:
+            self._gathered.popitem(last=False)
+        return got
+
+    @locked
     def held_for(self, view: NodeView, skip: Iterable[str] = ()) -> list[ResourceClaim]:
         """The allocated claims holding a device in one of the view's pools."""
         return self._ledger.holding(view.pools, skip)
+
+    @locked
+    def cannot_hold(self, node: Node, needs: Needs, keys: Iterable[str]) -> bool:
+        """Whether ``node``'s free devices are proven too few for claims
+        needing ``needs`` (:mod:`dralloc.cluster.free`); False when not sure
+        (a node not held, foreign pools in its view, one of the claims
+        ``keys`` allocated already)."""
+        return self.next_candidate([node], 0, needs, keys) == 1
+
+    @locked
+    def next_candidate(self, nodes: list[Node], start: int, needs: Needs, keys: Iterable[str],
+                       names: list[str] | None = None) -> int:
+        """The index of the first of ``nodes[start:]`` that is not proven
+        unable to hold claims needing ``needs`` (``len(nodes)``: none);
+        ``names``: the nodes' names, when the caller has them (the scheduler's
+        order: :meth:`ordered`). One dictionary look-up per node whose verdict
+        is known: a scan over a thousand full nodes costs well under a millisecond."""
+        if any(k in self._ledger.seq_of for k in keys):
+            return start
+        free = self._free
+        held = self._nodes
+        known = free.known_verdicts(needs)
+        for i in range(start, len(nodes)):
+            node = nodes[i]
+            name = names[i] if names is not None else node.name
+            if held.get(name) is not node:
+                return i
+            verdict = known(name)
+            if verdict is None:
+                view = self.view(node)
+                if self._views.get(node.name) is not view:
+                    return i
+                pools = view.pools
+                verdict = free.cannot_hold(node, view.objects.slices, view.objects.classes,
+                                           lambda: self._ledger.holding(pools), needs)   # noqa: B023 (called here)
+            if not verdict:
+                return i
+        return len(nodes)

@@ -6,6 +6,8 @@ Rows are exact at any size (:mod:`dralloc.encoders.linear`)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ortools.sat.python import cp_model
 
 from dralloc.encoders.base import Encoding
@@ -47,9 +49,15 @@ def add_counters(enc: Encoding) -> None:
     for pid, items in per_pool.items():
         pool = pools[pid]
         avail = available_counters(pool, enc)
+        rows: dict[tuple[str, str], list[tuple[Fraction, cp_model.IntVar]]] = {}
+        for u, v in items:   # each consumer's terms, in the consumers' order
+            for cs, counters in u.items():
+                for name, amount in counters.items():
+                    if amount:
+                        rows.setdefault((cs, name), []).append((amount, v))
         for cs, counters in avail.items():
             for name, value in counters.items():
-                terms = [(u[cs][name], v) for u, v in items if cs in u and name in u[cs] and u[cs][name]]
+                terms = rows.get((cs, name))
                 if not terms:
                     continue
                 label = f"counter {pool.driver}/{pool.name}/{cs}/{name}"

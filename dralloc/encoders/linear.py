@@ -53,14 +53,18 @@ def _shown(v: Number) -> str:
 def at_most(model: cp_model.CpModel, terms: Sequence[tuple[Number, Literal]], bound: Number,
             enforce: Sequence[Literal], what: str) -> None:
     """Add ``Σ a·x ≤ bound`` (enforced by ``enforce``) exactly; see the module doc."""
-    live = [(Fraction(a), x) for a, x in terms if a]
+    live = [(a, x) for a, x in terms if a]
     if not live:
         if bound < 0:
             _fail(model, enforce)
         return
-    den = lcm(Fraction(bound).denominator, *(a.denominator for a, _ in live))
-    coefs = [(int(a * den), x) for a, x in live]
-    scaled = Fraction(bound) * den
+    den = lcm(bound.denominator, *(a.denominator for a, _ in live))   # ints have 1
+    if den == 1:   # whole numbers (the usual counters): no Fraction arithmetic
+        coefs = [(a.numerator, x) for a, x in live]
+        scaled = Fraction(bound.numerator)
+    else:
+        coefs = [(int(Fraction(a) * den), x) for a, x in live]
+        scaled = Fraction(bound) * den
     g = 0
     for c, _ in coefs:
         g = gcd(g, c)

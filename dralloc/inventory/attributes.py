@@ -46,8 +46,12 @@ def scalar(attr: DeviceAttribute) -> Scalar | None:
     return None
 
 
+_FIELDS = {"string": "string", "int": "int_", "bool": "bool_", "version": "version"}
+
+
 def scalar_of_kind(attr: DeviceAttribute, kind: str) -> object | None:
-    return {"string": attr.string, "int": attr.int_, "bool": attr.bool_, "version": attr.version}[kind]
+    """The attribute's value of one kind (None when it has none)."""
+    return getattr(attr, _FIELDS[kind])  # type: ignore[no-any-return]
 
 
 def as_set(attr: DeviceAttribute) -> tuple[str, frozenset[object]] | None:

@@ -80,6 +80,19 @@ def static_exclusion(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exc
 
 
 def _not_selected(problem: Problem, spec: RequestSpec, why: str) -> Exclusion:
+    key = (why, spec.device_class_name, spec.name, problem.node.name)
+    got = _NOT_SELECTED.get(key)
+    if got is None:
+        if len(_NOT_SELECTED) > 4096:
+            _NOT_SELECTED.clear()
+        got = _NOT_SELECTED[key] = _not_selected_new(problem, spec, why)
+    return got
+
+
+_NOT_SELECTED: dict[tuple[str, str, str, str], Exclusion] = {}   # the same few exclusions, over and over
+
+
+def _not_selected_new(problem: Problem, spec: RequestSpec, why: str) -> Exclusion:
     if why.startswith("has binding conditions"):
         return Exclusion(GATE_OFF, "binding conditions, DRADeviceBindingConditions off", STAGE_NOT_SELECTED)
     if why.startswith("has compatibility groups"):
@@ -94,7 +107,7 @@ def _not_selected(problem: Problem, spec: RequestSpec, why: str) -> Exclusion:
 def _capacity(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exclusion | None:
     committed = problem.state.aggregated.get(pd.id)
     try:
-        if request_over_capacity_ok(spec.capacity, pd.device.capacity, committed, None):
+        if _fits_capacity(spec, pd, committed):
             return None
     except UnknownCapacity as e:
         return Exclusion(CAPACITY, f"the device has no capacity {e}", STAGE_CAPACITY)
@@ -107,6 +120,25 @@ def _capacity(problem: Problem, spec: RequestSpec, pd: PoolDevice) -> Exclusion 
         total = amount_text(cap.value.value) if cap is not None else "?"
         parts.append(f"asks {name} {q}, the device has {total}" + (f" with {amount_text(used)} in use" if used else ""))
     return Exclusion(CAPACITY, "; ".join(parts) or "request policy", STAGE_CAPACITY)
+
+
+def _fits_capacity(spec: RequestSpec, pd: PoolDevice, committed: dict[str, Fraction] | None) -> bool:
+    """CC-1 for the request on the device alone; without committed shares it
+    depends on the request's amounts and the device only, so it is kept on
+    the device (pools kept across calls compute it once per request shape)."""
+    if committed is not None:
+        return request_over_capacity_ok(spec.capacity, pd.device.capacity, committed, None)
+    key = ("capacity", None if not spec.capacity else tuple(sorted((k, q.value) for k, q in spec.capacity.items())))
+    got = pd.memo.get(key)
+    if got is None:
+        try:
+            got = request_over_capacity_ok(spec.capacity, pd.device.capacity, None, None)
+        except UnknownCapacity as e:
+            got = e
+        pd.memo[key] = got
+    if isinstance(got, UnknownCapacity):
+        raise UnknownCapacity(*got.args)
+    return bool(got)
 
 
 def counters_exhausted(pd: PoolDevice, available: CounterMap) -> Exclusion | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from dralloc.errors import AllocationError
 from dralloc.features import Features, Variant
@@ -28,6 +29,9 @@ class PoolDevice:
     device: Device
     position: tuple[int, int, int]  # (pool, slice, device) indices: the search order
     id: DeviceID = field(init=False)  # (driver, pool, device), computed once: the search's hottest key
+    # what is computed once per device and read by every call on pools kept across calls (the
+    # cluster object's): its consumption, and per-device caches of the inventory (read only)
+    memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.id = (self.pool.driver, self.pool.name, self.device.name)
@@ -37,11 +41,17 @@ class PoolDevice:
         return "/".join(self.id)
 
     def consumption(self) -> CounterMap:
+        """What the device consumes of each counter (read only: computed once)."""
+        got = self.memo.get("consumption")
+        if got is not None:
+            return got  # type: ignore[no-any-return]
         out: CounterMap = {}
         for cc in self.device.consumes_counters or []:
             dst = out.setdefault(cc.counter_set, {})
             for name, c in (cc.counters or {}).items():
-                dst[name] = dst.get(name, Fraction(0)) + c.value.value
+                v = c.value.value
+                dst[name] = dst[name] + v if name in dst else v
+        self.memo["consumption"] = out
         return out
 
 
@@ -58,6 +68,8 @@ class Pool:
     counter_sets: CounterMap = field(default_factory=dict)
     devices: list[PoolDevice] = field(default_factory=list)
     has_binding_conditions: bool = False
+    steps_checked: bool = False   # its capacities' request steps were found positive (problem._check_steps)
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)   # computed once per pool (read only)
 
     @property
     def id(self) -> tuple[str, str]:

@@ -74,6 +74,8 @@ def _check_steps(pools: list[Pool]) -> None:
     another, and Kubernetes' allocator would divide by it (objects read with
     admission never get here with one; scenario files are not admitted)."""
     for pool in pools:
+        if pool.steps_checked:
+            continue
         for pd in pool.devices:
             for name, cap in (pd.device.capacity or {}).items():
                 rng = cap.request_policy.valid_range if cap.request_policy is not None else None
@@ -81,3 +83,4 @@ def _check_steps(pools: list[Pool]) -> None:
                     raise InputError(f"capacity[{name}].requestPolicy.validRange.step {rng.step} is not positive "
                                      "(the API server refuses it; Kubernetes' allocator would divide by it)",
                                      obj=f"ResourceSlice {pd.slice.metadata.name} device {pd.device.name}")
+        pool.steps_checked = True   # pools kept across calls are not looked at again

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 NO_DERIVED: dict[str, DeviceAttribute] = {}
 
 
+_UNKNOWN = object()
+
+
 class Selectability:
     """DC-3 ``isSelectable`` with its per-call cache."""
 
@@ -45,18 +48,20 @@ class Selectability:
         self.variant = variant
         self.state = state  # what allocated devices recorded (compatibility groups)
         self._by_request: dict[tuple[int, int, int], dict[DeviceID, str | None]] = {}  # request -> device -> why not
-        self._views: dict[DeviceID, DeviceView] = {}
+        self._shape: dict[tuple[int, int, int], tuple[object, ...]] = {}   # request -> what its verdicts depend on
         self._derived: dict[tuple[tuple[int, int, int], DeviceID], dict[str, DeviceAttribute]] = {}
         self._knows_groups = minor(features.kubernetes_version) >= minor(COMPATIBILITY_GROUPS_KNOWN)
         self.evaluations = 0
 
     def view(self, pd: PoolDevice) -> DeviceView:
-        v = self._views.get(pd.id)
+        """The device as selectors see it (kept on the device: pools the
+        cluster object keeps across calls keep it too)."""
+        key = "view-stable" if self.variant is Variant.STABLE else "view"
+        v = pd.memo.get(key)
         if v is None:
             multi = bool(pd.device.allow_multiple_allocations) and self.variant is not Variant.STABLE
-            v = DeviceView.from_device(pd.pool.driver, pd.device, allow_multiple=multi)
-            self._views[pd.id] = v
-        return v
+            v = pd.memo[key] = DeviceView.from_device(pd.pool.driver, pd.device, allow_multiple=multi)
+        return v  # type: ignore[no-any-return]
 
     def __call__(self, pd: PoolDevice, req: RequestSpec) -> bool:
         return self.why_not(pd, req) is None
@@ -66,10 +71,32 @@ class Selectability:
         verdicts = self._by_request.get(req.key)
         if verdicts is None:
             verdicts = self._by_request[req.key] = {}
+            self._shape[req.key] = ("why-not", req.device_class_name, tuple(req.class_selectors),
+                                    tuple(req.selectors), self.features.binding_conditions, self.variant,
+                                    self.features.compatibility_groups, self._knows_groups)
         if pd.id in verdicts:
             return verdicts[pd.id]
-        why = verdicts[pd.id] = self.reason(pd, req)
-        return why
+        if not self._call_free(pd, req):
+            why = self.reason(pd, req)
+        else:
+            key = self._shape[req.key]
+            why = pd.memo.get(key, _UNKNOWN)   # kept on the device for pools kept across calls
+            if why is _UNKNOWN:
+                why = pd.memo[key] = self.reason(pd, req)   # (an error is raised, not kept: it names the claim)
+        verdicts[pd.id] = why
+        return why  # type: ignore[no-any-return]
+
+    def _call_free(self, pd: PoolDevice, req: RequestSpec) -> bool:
+        """Whether the verdict depends on the device and the request's shape
+        only, so that it may be kept on the device across calls: not with
+        derived attributes (their values are this call's), nor when the
+        groups allocated devices recorded decide (the gate off, 1.37 on, a
+        device drawing from counters, some result recording groups)."""
+        if req.derived:
+            return False
+        if self.features.compatibility_groups or not pd.device.consumes_counters or not self._knows_groups:
+            return True
+        return self.state is None or not self.state.snapshots
 
     def reason(self, pd: PoolDevice, req: RequestSpec) -> str | None:
         """Why the device is not selectable (None when it is)."""

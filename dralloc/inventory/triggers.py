@@ -318,8 +318,7 @@ def _pool_triggers(problem: Problem, opts: list[_Option]) -> Iterator[Trigger]:
             yield Trigger("counters-keyed-by-pool-name", f"pool name {name}: devices of drivers "
                           f"{', '.join(sorted(ds))} consume counters in one ledger", False)
     for pool in {id(pd.pool): pd.pool for pd in consuming.values()}.values():
-        avail = problem.state.available_counters(pool)
-        if any(v < 0 for cs in avail.values() for v in cs.values()):
+        if problem.state.overdrawn(pool):
             yield Trigger("overdrawn-counter-blocks-pool", f"pool {pool.driver}/{pool.name}: a counter is "
                           "overdrawn by allocated devices", True)
     if multi_ok:

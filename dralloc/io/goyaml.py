@@ -16,8 +16,9 @@ here to follow ``go.yaml.in/yaml/v2`` (``resolve.go``, ``decode.go``) and
   value that does not fit is an error); other tags are ignored;
 * ``<<`` merge keys merge a mapping or a list of mappings (earlier ones win,
   merged keys overwrite keys set before them, as go-yaml v2 does);
-* a later duplicate key replaces the earlier one (go-yaml v2 outside strict
-  mode, the JSON decoder alike);
+* a key set twice in one mapping (written twice, or merged where already
+  set) is an error naming the line of its second value, as go-yaml v2's
+  strict mode reports it (Kubernetes' strict decoding; :mod:`dralloc.io.dupkeys`);
 * mapping keys become strings (``1`` -> ``"1"``, ``true`` -> ``"true"``); a null,
   list or mapping key is an error;
 * aliases are expanded (copies, as Go decodes them) under go-yaml's budget:
@@ -40,6 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from dralloc.io.dupkeys import go_key, yaml_message
 
 MAX_DEPTH = 100
 
@@ -75,6 +78,10 @@ _UINT64 = 2**64
 
 class YAMLMeaningError(ValueError):
     """A document Kubernetes' YAML decoder refuses (or dralloc's limits)."""
+
+
+class DuplicateKeys(YAMLMeaningError):
+    """A mapping of the document holds a key twice (strict decoding refuses it)."""
 
 
 _MAX_DIGITS = {2: 64, 8: 22, 10: 20, 16: 16}
@@ -262,6 +269,13 @@ class _Decoder:
         self.aliased = 0
         self.alias_depth = 0
         self.active: set[int] = set()
+        self.duplicates: list[tuple[int, str, bool]] = []   # (line, key as go-yaml prints it, top level)
+
+    def document(self, node: Node) -> Any:
+        out = self.value(node, 1)
+        if self.duplicates:
+            raise DuplicateKeys(yaml_message(self.duplicates))
+        return out
 
     def step(self, depth: int, node: Node) -> None:
         self.decodes += 1
@@ -290,7 +304,7 @@ class _Decoder:
         if node.kind == "seq":
             return [self.value(n, depth + 1) for n in node.items]
         out: dict[str, Any] = {}
-        self.into(node, out, depth)
+        self.into(node, out, set(), depth)
         return out
 
     def alias(self, node: Node, depth: int) -> Any:
@@ -304,18 +318,25 @@ class _Decoder:
             self.alias_depth -= 1
             self.active.discard(id(node))
 
-    def into(self, node: Node, out: dict[str, Any], depth: int) -> None:
+    def into(self, node: Node, out: dict[str, Any], seen: set[tuple[type, Any]], depth: int) -> None:
         """The pairs of mapping ``node`` set into ``out`` in order (merges
-        included), as go-yaml's ``mapping`` does."""
+        included), as go-yaml's ``mapping`` does; ``seen``: the keys set so
+        far, as go-yaml's map holds them (typed: ``1`` is not ``"1"``)."""
         items = node.items
         for i in range(0, len(items), 2):
             if i in node.merge_keys:
-                self.merge(items[i + 1], out, depth)
+                self.merge(items[i + 1], out, seen, depth)
                 continue
             key = self.value(items[i], depth + 1)
-            out[json_key(key, items[i].line)] = self.value(items[i + 1], depth + 1)
+            name = json_key(key, items[i].line)
+            value = self.value(items[i + 1], depth + 1)
+            if (type(key), key) in seen:   # strict mode: the value is not set
+                self.duplicates.append((items[i + 1].line, go_key(key), depth == 1))
+                continue
+            seen.add((type(key), key))
+            out[name] = value
 
-    def merge(self, node: Node, out: dict[str, Any], depth: int) -> None:
+    def merge(self, node: Node, out: dict[str, Any], seen: set[tuple[type, Any]], depth: int) -> None:
         sources = [node] if node.kind != "seq" else list(reversed(node.items))
         for src in sources:
             target = src.value if src.kind == "alias" else src
@@ -326,7 +347,7 @@ class _Decoder:
                 self.alias_depth += 1
                 self.step(depth, target)
             try:
-                self.into(target, out, depth)
+                self.into(target, out, seen, depth)
             finally:
                 if src.kind == "alias":
                     self.alias_depth -= 1
@@ -376,4 +397,4 @@ def json_key(key: Any, line: int) -> str:
 
 def load_exact(text: str, line_offset: int = 0) -> list[Any]:
     """The documents of ``text`` as Kubernetes' YAML decoder sees them."""
-    return [_Decoder().value(doc, 1) for doc in compose(text, line_offset)]
+    return [_Decoder().document(doc) for doc in compose(text, line_offset)]

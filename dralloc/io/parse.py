@@ -34,7 +34,8 @@ import orjson
 
 from dralloc.errors import InputError
 from dralloc.io import jsonlist
-from dralloc.io.goyaml import MAX_DEPTH, YAMLMeaningError, load_exact
+from dralloc.io.dupkeys import json_duplicate, may_hide_duplicates
+from dralloc.io.goyaml import MAX_DEPTH, DuplicateKeys, YAMLMeaningError, load_exact
 from dralloc.io.lists import SPLIT_ABOVE, ListCut, cut_json, cut_yaml, is_list_envelope
 from dralloc.io.route import needs_exact
 
@@ -50,6 +51,10 @@ Progress = Callable[[int], None]  # told the bytes read so far
 class UnreadableError(InputError):
     """A file or document that cannot be read or parsed at all (as opposed to
     an object in it that is wrong)."""
+
+
+class DuplicateKeyError(UnreadableError):
+    """A mapping that holds a key twice (:mod:`dralloc.io.dupkeys`)."""
 
 
 @dataclass
@@ -155,7 +160,17 @@ def split_documents(stream: BinaryIO, progress: Progress | None = None) -> Itera
 
 
 def _parse_json(data: bytes, line: int) -> list[Any]:
-    """Every JSON value in ``data``, one after another (Kubernetes' JSON stream)."""
+    """Every JSON value in ``data``, one after another (Kubernetes' JSON
+    stream); a key twice in one object is an error (:mod:`.dupkeys`)."""
+    values = _json_values(data, line)
+    if may_hide_duplicates(data, values):
+        problem = json_duplicate(data, line)
+        if problem is not None:
+            raise DuplicateKeyError(problem)
+    return values
+
+
+def _json_values(data: bytes, line: int) -> list[Any]:
     out: list[Any] = []
     rest = data
     while rest and not rest.isspace():
@@ -179,16 +194,22 @@ def _parse_yaml(text: str, line: int) -> list[Any]:
     """The fast parser when the router allows it; the exact path otherwise,
     and for anything the fast parser refuses other than for its limits (its
     YAML 1.2 grammar refuses a few things go-yaml reads, such as a plain ``-``
-    in a flow list), so every error comes from the exact path's reading."""
+    in a flow list), so every error comes from the exact path's reading --
+    and when the fast parser may have dropped a duplicated key
+    (:mod:`.dupkeys`), which the exact path refuses naming it."""
     if not _needs_exact(text):
         scan = min(max(len(text) + 1, _SCAN_AHEAD_MIN), _SCAN_AHEAD_MAX)
         try:
-            return list(fast_yaml.safe_load_all(text, max_depth=MAX_DEPTH, max_scan_ahead=scan,
+            docs = list(fast_yaml.safe_load_all(text, max_depth=MAX_DEPTH, max_scan_ahead=scan,
                                                 max_documents=2))
+            if not may_hide_duplicates(text, docs):
+                return docs
         except (ValueError, fast_yaml.YAMLError) as e:
             _limits(str(e), line)
     try:
         return load_exact(text, line - 1)
+    except DuplicateKeys as e:
+        raise DuplicateKeyError(str(e)) from None
     except YAMLMeaningError as e:
         raise UnreadableError(str(e)) from None
 
@@ -226,8 +247,9 @@ def parse_chunk(chunk: Chunk, json_file: bool = False) -> list[Any]:
     if head[:1] == b"{":
         try:
             return _parse_json(chunk.data, chunk.line)
-        except UnreadableError as e:
-            if json_file or "nested too deeply" in e.message or head[:2] == b'{"':
+        except UnreadableError as e:   # (a YAML flow mapping may start with "{" too)
+            if json_file or isinstance(e, DuplicateKeyError) or "nested too deeply" in e.message \
+                    or head[:2] == b'{"':
                 raise
     try:
         text = chunk.data.decode("utf-8")
@@ -328,6 +350,9 @@ def _list_items(chunk: Chunk, cut: ListCut, source: str) -> Iterator[RawDocument
         try:
             values = parse_chunk(piece)
             item = values[0] if json else values[0][0]
+        except DuplicateKeyError as e:   # the whole List is refused; its line is the item's
+            yield UnreadableError(e.message, source=f"{source}#{chunk.index}")
+            return
         except (UnreadableError, IndexError, KeyError, TypeError):
             break
         yield RawDocument(source, chunk.index, item, j)

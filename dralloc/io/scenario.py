@@ -125,26 +125,60 @@ def parse_scenario(doc: Any, where: str) -> Scenario:
     return sc
 
 
+EXPECT_KEYS = ("allocations", "unsatisfiable", "error")
+
+
+def _kind(v: Any) -> str:
+    """What a YAML value is, in the words a scenario's author reads."""
+    if v is None:
+        return "null"
+    kinds = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"),
+             (list, "a list"), (dict, "a mapping"))
+    word = next((w for t, w in kinds if isinstance(v, t)), type(v).__name__)
+    shown = repr(v)
+    return f"{word} ({shown[:40]}{'...' if len(shown) > 40 else ''})"
+
+
 def _expect(raw: Any, where: str) -> Expectation | None:
+    """``expect``: exactly one of ``allocations`` (a list of results, one per
+    claim), ``unsatisfiable: true``, ``error`` (a part of the message); a
+    value of another type is an input error naming the field."""
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise InputError("expect must be a mapping", source=where, field="expect")
-    keys = [k for k in ("allocations", "unsatisfiable", "error") if k in raw]
+        raise InputError(f"expect must be a mapping, not {_kind(raw)}", source=where, field="expect")
+    unknown = sorted(str(k) for k in raw if k not in EXPECT_KEYS)
+    if unknown:
+        raise InputError(f"unknown field(s) {', '.join(unknown)}; expect holds one of {', '.join(EXPECT_KEYS)}",
+                         source=where, field="expect")
+    keys = [k for k in EXPECT_KEYS if k in raw]
     if len(keys) != 1:
         raise InputError("expect must have exactly one of allocations, unsatisfiable, error",
                          source=where, field="expect")
+    value, fp = raw[keys[0]], f"expect.{keys[0]}"
     if keys[0] == "unsatisfiable":
-        return Expectation(unsatisfiable=bool(raw["unsatisfiable"]))
+        if value is not True:
+            raise InputError(f"must be true, not {_kind(value)} (an answer that is not unsatisfiable is given "
+                             "as allocations or error)", source=where, field=fp)
+        return Expectation(unsatisfiable=True)
     if keys[0] == "error":
-        return Expectation(error=str(raw["error"]))
+        if not isinstance(value, str) or not value:
+            raise InputError(f"must be a non-empty string (a part of the error message), not {_kind(value)}",
+                             source=where, field=fp)
+        return Expectation(error=value)
+    if not isinstance(value, list):
+        raise InputError(f"must be a list of allocation results (one per claim, in order), not {_kind(value)}",
+                         source=where, field=fp)
     allocs = []
-    for i, a in enumerate(raw["allocations"] or []):
+    for i, a in enumerate(value):
+        if a is not None and not isinstance(a, dict):
+            raise InputError(f"must be an allocation result (a mapping with devices and nodeSelector), "
+                             f"not {_kind(a)}", source=where, field=f"{fp}[{i}]")
         try:
             allocs.append(AllocationResult.model_validate(a or {}))
         except ValidationError as e:
-            fp, msg = describe_validation_error(e)[0]
-            raise InputError(msg, source=where, field=f"expect.allocations[{i}].{fp}") from None
+            fp_, msg = describe_validation_error(e)[0]
+            raise InputError(msg, source=where, field=f"{fp}[{i}].{fp_}") from None
     return Expectation(allocations=allocs)
 
 

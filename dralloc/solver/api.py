@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dralloc.checker.rules import verify_allocation
 from dralloc.errors import AllocationError, InputError
 from dralloc.features import Features, Variant
+from dralloc.inventory.pools import Pool
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.io.loader import ObjectSet
 from dralloc.models import Node, ObjectMeta, ResourceClaim, TypedObject
@@ -86,7 +87,8 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
              time_limit: float | None = None, share_ids: ShareIDPolicy = None,
              verify: bool = True, admission: bool = True, compare: str = "auto",
              compare_time_limit: float | None = None, cancel: threading.Event | None = None,
-             kubernetes_version: str | None = None) -> Outcome:
+             kubernetes_version: str | None = None, pools: list[Pool] | None = None,
+             replay_limit: float | None = None) -> Outcome:
     """Allocate ``claims`` together on ``node``, as the Kubernetes scheduler
     asks its allocator to for the claims of one pod.
 
@@ -100,7 +102,8 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     the allocator variant is the one it picks for them (``variant``
     overrides it). ``allocated`` defaults to every claim
     in ``objects`` that has an allocation and is not being allocated. ``mode``
-    is ``first-fit`` (Kubernetes' answer through CP-SAT, the default),
+    is ``first-fit`` (Kubernetes' answer through CP-SAT -- or through its
+    search where no documented defect can fire, see docs/engine.md -- the default),
     ``replay`` (the Kubernetes search, step by step) or ``optimal`` (CP-SAT
     with ``objective``). Shares of shared devices get IDs by ``share_ids``:
     ``derived`` (default: the same inputs give the same IDs), ``random``
@@ -109,7 +112,9 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     False (``Outcome.verified``).
 
     ``time_limit`` bounds CP-SAT, or for replay acts as the scheduler's filter
-    timeout (without one the replay stops after 10 s and says so). first-fit
+    timeout; without one the replay stops after ``replay_limit`` seconds
+    (default 10 s, ``math.inf``: never) and says that Kubernetes' answer is
+    not known. first-fit
     also finds out what it can of Kubernetes' own answer (``Outcome.kubernetes``):
     ``compare="auto"`` replays Kubernetes' search only where a documented
     defect can fire and no proof settles it, under ``compare_time_limit``
@@ -118,7 +123,11 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     ``cancel``: a :class:`threading.Event` another thread may set to stop the
     call's searches, as the scheduler cancels its allocator's context; the
     answer is then Kubernetes' error ``filter operation aborted: context
-    canceled`` (optimal keeps the best answer found by then, with a note)."""
+    canceled`` (optimal keeps the best answer found by then, with a note).
+
+    ``pools``: the pools gathered from ``objects``' slices for ``node`` with
+    these features and variant, when the caller keeps them (read only; the
+    cluster object keeps them per node between calls)."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     if objective is not None:
@@ -138,13 +147,13 @@ def allocate(objects: ObjectSet | Iterable[TypedObject], node: Node | str | None
     keys = [c.key for c in todo]
     base = Outcome(Status.ERROR, mode, target.name, keys)
     try:
-        problem = build_problem(objs.slices, objs.classes, target, todo, list(allocated), feats, var)
+        problem = build_problem(objs.slices, objs.classes, target, todo, list(allocated), feats, var, pools)
     except AllocationError as e:
         base.error = str(e)
         return base
     with cancel_on(cancel):
         if mode == "replay":
-            out = run_replay(problem, base, make, time_limit)
+            out = run_replay(problem, base, make, time_limit, replay_limit)
         else:
             out = _cpsat(problem, base, mode, objective, time_limit, make, compare, compare_time_limit)
     if verify:
@@ -173,7 +182,7 @@ def check_answer(objs: ObjectSet, problem: Problem, out: Outcome) -> None:
     pairs = [(c, a) for c, a in zip(problem.claims, out.allocations, strict=True) if a.devices is not None]
     findings = verify_allocation(objs.slices, objs.classes, problem.node, [c for c, _ in pairs],
                                  [a for _, a in pairs], problem.allocated, problem.features,
-                                 problem.variant)
+                                 problem.variant, problem.pools)
     errors = [f for f in findings if f.level == "error"]
     out.verified = not errors
     out.findings = [str(f) for f in errors]

@@ -103,23 +103,23 @@ def fits_after_leaks(problem: Problem, out: Outcome, held: dict[tuple[str, str],
 
 def compare_with_kubernetes(problem: Problem, out: Outcome, how: str = "auto",
                             time_limit: float | None = None, infeasible: bool = False,
-                            undecided: bool = False) -> None:
+                            undecided: bool = False, triggers: list[Trigger] | None = None) -> None:
     """Fill ``out.kubernetes`` (and, where Kubernetes answers otherwise,
     ``out.notes`` and ``out.defects``). ``infeasible``: CP-SAT proved the
-    rules admit no allocation; ``undecided``: CP-SAT stopped without an answer."""
+    rules admit no allocation; ``undecided``: CP-SAT stopped without an answer;
+    ``triggers``: :func:`find_triggers`' answer when the caller has it."""
     if how == "never" or undecided:
         why = "compare='never'" if how == "never" else "first-fit has no answer to compare"
         out.kubernetes = KubernetesAnswer("not compared", False, statement=f"not compared with Kubernetes' "
                                           f"search ({why}): first-fit follows the rules")
         return
     t0 = time.perf_counter()
-    triggers = find_triggers(problem)
+    if triggers is None:
+        triggers = find_triggers(problem)
     refuse_only = all(t.only_refuses for t in triggers)
     names = [str(t) for t in triggers]
     if how == "auto" and not triggers:
-        out.kubernetes = KubernetesAnswer(
-            "no trigger", True, True, statement="no documented Kubernetes defect can fire here, so Kubernetes' "
-            "search checks exactly the rules and its answer is first-fit's", seconds=time.perf_counter() - t0)
+        out.kubernetes = no_trigger(time.perf_counter() - t0)
         return
     if how == "auto" and infeasible and refuse_only:
         out.kubernetes = KubernetesAnswer(
@@ -131,6 +131,12 @@ def compare_with_kubernetes(problem: Problem, out: Outcome, how: str = "auto",
         return
     _Comparison(problem, out, triggers, how, DEFAULT_COMPARE_SECONDS if time_limit is None else time_limit,
                 infeasible, t0).run()
+
+
+def no_trigger(seconds: float) -> KubernetesAnswer:
+    return KubernetesAnswer("no trigger", True, True, statement="no documented Kubernetes defect can fire here, so "
+                            "Kubernetes' search checks exactly the rules and its answer is first-fit's",
+                            seconds=seconds)
 
 
 def _defects(triggers: list[Trigger]) -> str:

@@ -79,9 +79,19 @@ class Constraint:
                 break
 
     def add(self, req: RequestSpec, pd: PoolDevice) -> bool:
-        raise NotImplementedError
+        """Take ``pd`` for ``req`` (True when the constraint does not apply to it)."""
+        return not self.applies(req.base, req.sub) or self.admit(req, pd)
 
     def remove(self, req: RequestSpec, pd: PoolDevice) -> None:
+        if self.applies(req.base, req.sub):
+            self.release(req, pd)
+
+    def admit(self, req: RequestSpec, pd: PoolDevice) -> bool:
+        """:meth:`add` for a request the constraint applies to."""
+        raise NotImplementedError
+
+    def release(self, req: RequestSpec, pd: PoolDevice) -> None:
+        """:meth:`remove` for a request the constraint applies to."""
         raise NotImplementedError
 
 
@@ -101,9 +111,7 @@ class MatchAttribute(Constraint):
         self._before: list[ValueSet | None] = []
         self.narrowed_stale = False  # a device was refused that the held devices' own intersection admits
 
-    def add(self, req: RequestSpec, pd: PoolDevice) -> bool:
-        if not self.applies(req.base, req.sub):
-            return True
+    def admit(self, req: RequestSpec, pd: PoolDevice) -> bool:
         attr, new, as_values = self.values(req, pd)
         if attr is None:
             return False
@@ -151,11 +159,10 @@ class MatchAttribute(Constraint):
             self.narrowed_stale = True
             self.on_event("match-attribute-stale-intersection")
 
-    def remove(self, req: RequestSpec, pd: PoolDevice) -> None:
-        if self.applies(req.base, req.sub):
-            if self.set_mode and self.restore and self._before:
-                self.intersection = self._before.pop()
-            self._release(pd)
+    def release(self, req: RequestSpec, pd: PoolDevice) -> None:
+        if self.set_mode and self.restore and self._before:
+            self.intersection = self._before.pop()
+        self._release(pd)
 
 
 class DistinctAttribute(Constraint):
@@ -167,9 +174,7 @@ class DistinctAttribute(Constraint):
         self.seen: dict[str, DeviceAttribute] = {}
         self.forgot = False  # a device was let in that the rule refuses (its value repeats a held one)
 
-    def add(self, req: RequestSpec, pd: PoolDevice) -> bool:
-        if not self.applies(req.base, req.sub):
-            return True
+    def admit(self, req: RequestSpec, pd: PoolDevice) -> bool:
         base = req.base
         attr = self.lookup(req, pd)
         if attr is None:
@@ -207,10 +212,9 @@ class DistinctAttribute(Constraint):
             return bool(others)
         return any(scalar_of_kind(v, new[0]) == new[1] for v in others)
 
-    def remove(self, req: RequestSpec, pd: PoolDevice) -> None:
-        if self.applies(req.base, req.sub):
-            self.seen.pop(req.base, None)
-            self._release(pd)
+    def release(self, req: RequestSpec, pd: PoolDevice) -> None:
+        self.seen.pop(req.base, None)
+        self._release(pd)
 
 
 def _ignore(event: str) -> None:

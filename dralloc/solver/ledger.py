@@ -28,7 +28,7 @@ Use = tuple[tuple[int, int], ...]  # (slot, scaled amount) per counter a device 
 
 
 @dataclass
-class _Row:
+class Row:
     """The counters of one pool name."""
 
     slots: dict[tuple[str, str], int]        # (counter set, counter) -> slot
@@ -36,6 +36,23 @@ class _Row:
     available: list[int | None] = field(default_factory=list)  # None: not a counter of the cached pool
     consumed: list[int] = field(default_factory=list)
     check_all: bool = False                  # compare every counter (T-14, negative consumption)
+
+
+def _device_uses(pool: Pool) -> tuple[dict[tuple[str, str], int], bool]:
+    """The counters the pool's devices consume, each with the least common
+    multiple of the amounts' denominators, and whether an amount is negative
+    (kept on the pool: pools kept across calls compute it once)."""
+    got = pool.memo.get("ledger-uses")
+    if got is None:
+        dens: dict[tuple[str, str], int] = {}
+        negative = False
+        for pd in pool.devices:
+            for cs, counters in pd.consumption().items():
+                for name, v in counters.items():
+                    dens[(cs, name)] = lcm(dens.get((cs, name), 1), v.denominator)
+                    negative = negative or v.numerator < 0
+        got = pool.memo["ledger-uses"] = (dens, negative)
+    return got  # type: ignore[no-any-return]
 
 
 class CounterLedger:
@@ -46,43 +63,42 @@ class CounterLedger:
     def __init__(self, state: AllocatedState, pools: list[Pool]) -> None:
         self.state = state
         self.pools = pools
-        self.rows: dict[str, _Row] = {}
+        self.rows: dict[str, Row] = {}
         self.uses: dict[int, Use] = {}     # id(PoolDevice) -> compiled consumption
         self._hold: list[PoolDevice] = []  # keeps the ids above alive and unique
 
     # ------------------------------------------------------------ set-up
-    def _row(self, pool: Pool) -> _Row:
+    def _row(self, pool: Pool) -> Row:
         row = self.rows.get(pool.name)
         if row is None:
             row = self.rows[pool.name] = self._build(pool)
         return row
 
-    def _build(self, first: Pool) -> _Row:
+    def _build(self, first: Pool) -> Row:
         """The row for ``first.name``: slots and scales over every pool of that
         name, available values from ``first`` (the pool Kubernetes caches)."""
         same = [p for p in self.pools if p.name == first.name]
         if first not in same:
             same.append(first)
-        values: dict[tuple[str, str], list[Fraction]] = {}
+        dens: dict[tuple[str, str], int] = {}
         avail = self.state.available_counters(first)
         for cs, counters in avail.items():
             for name, v in counters.items():
-                values.setdefault((cs, name), []).append(v)
+                dens[(cs, name)] = lcm(dens.get((cs, name), 1), v.denominator)
         negative = False
         for pool in same:
-            for pd in pool.devices:
-                for cs, counters in pd.consumption().items():
-                    for name, v in counters.items():
-                        values.setdefault((cs, name), []).append(v)
-                        negative = negative or v < 0
-        slots = {key: i for i, key in enumerate(values)}
-        scale = [lcm(*(v.denominator for v in vs)) for vs in values.values()]
-        row = _Row(slots, scale, [None] * len(slots), [0] * len(slots), check_all=negative)
+            uses, neg = _device_uses(pool)
+            negative = negative or neg
+            for key, den in uses.items():
+                dens[key] = lcm(dens.get(key, 1), den)
+        slots = {key: i for i, key in enumerate(dens)}
+        scale = list(dens.values())
+        row = Row(slots, scale, [None] * len(slots), [0] * len(slots), check_all=negative)
         for cs, counters in avail.items():
             for name, v in counters.items():
                 i = slots[(cs, name)]
-                row.available[i] = int(v * scale[i])
-                row.check_all = row.check_all or v < 0
+                row.available[i] = v.numerator * scale[i] if v.denominator == 1 else int(v * scale[i])
+                row.check_all = row.check_all or v.numerator < 0
         return row
 
     def use(self, pd: PoolDevice) -> Use:
@@ -93,39 +109,55 @@ class CounterLedger:
             for cs, counters in pd.consumption().items():
                 for name, v in counters.items():
                     i = row.slots[(cs, name)]
-                    out.append((i, int(v * row.scale[i])))
+                    out.append((i, v.numerator * row.scale[i] if v.denominator == 1 else int(v * row.scale[i])))
             got = self.uses[id(pd)] = tuple(out)
             self._hold.append(pd)
         return got
+
+    def compiled(self, pd: PoolDevice) -> tuple[Row, Use]:
+        """The device's row and consumption, for :meth:`try_use` and
+        :meth:`release_use` (the row is built now if it is the first device
+        of its pool name to be checked)."""
+        return self._row(pd.pool), self.use(pd)
 
     # ------------------------------------------------------------ search
     def try_add(self, pd: PoolDevice) -> bool:
         """CN-3: add the device's consumption; refuse (and take it back) when
         some counter of the pool is over its available value."""
-        row = self._row(pd.pool)
-        use = self.use(pd)
+        return self.try_use(self._row(pd.pool), self.use(pd))
+
+    @staticmethod
+    def try_use(row: Row, use: Use) -> bool:
+        """:meth:`try_add` with the device compiled. Each counter is compared
+        right after the device's amount is added to it: the device touches
+        each counter once, so that is the comparison after adding them all."""
         consumed, available = row.consumed, row.available
-        for i, a in use:
-            consumed[i] += a
         if row.check_all:
-            bad = any(v is not None and v < consumed[i] for i, v in enumerate(available))
-        else:
-            bad = False
-            for i, _ in use:
-                v = available[i]
-                if v is not None and v < consumed[i]:
-                    bad = True
-                    break
-        if bad:
             for i, a in use:
-                consumed[i] -= a
-            return False
+                consumed[i] += a
+            if any(v is not None and v < consumed[i] for i, v in enumerate(available)):
+                for i, a in use:
+                    consumed[i] -= a
+                return False
+            return True
+        for n, (i, a) in enumerate(use):
+            now = consumed[i] + a
+            consumed[i] = now
+            v = available[i]
+            if v is not None and v < now:
+                for i2, a2 in use[:n + 1]:
+                    consumed[i2] -= a2
+                return False
         return True
 
     def release(self, pd: PoolDevice) -> None:
         """CN-4."""
-        consumed = self._row(pd.pool).consumed
-        for i, a in self.use(pd):
+        self.release_use(self._row(pd.pool), self.use(pd))
+
+    @staticmethod
+    def release_use(row: Row, use: Use) -> None:
+        consumed = row.consumed
+        for i, a in use:
             consumed[i] -= a
 
     def consumed_counters(self, name: str) -> CounterMap:

@@ -20,6 +20,9 @@ a caller gives none:
 * ``availability`` -- 10 s for each (node, shape): the CP-SAT count of
   copies, and each claim of Kubernetes' one-after-another count.
 * the comparison with Kubernetes' answer (``--compare-time-limit``) -- 2 s.
+* ``check`` -- 10 s, the replay's own limit (``--mode replay``): when it
+  stops there, Kubernetes' answer is not known (``--time-limit none``:
+  :data:`NO_LIMIT`, the replay runs to its end).
 
 A search that stops at its limit says so (:func:`stopped`), and only then:
 :class:`dralloc.solver.search.Ran` tells a search that reached its limit
@@ -27,6 +30,7 @@ from one that finished or met its target (:mod:`dralloc.solver.proof`)."""
 
 from __future__ import annotations
 
+import math
 import time
 
 DEFAULTS: dict[str, float] = {      # seconds, per command
@@ -36,6 +40,7 @@ DEFAULTS: dict[str, float] = {      # seconds, per command
     "verify": 10.0,
     "availability": 10.0,
     "compare": 2.0,
+    "check": 10.0,
 }
 DEFAULT_TIME_LIMIT = DEFAULTS["allocate"]   # a CP-SAT search whose caller gives none
 REPLAY = DEFAULTS["allocate"]               # the replay's deadline without one (Kubernetes' filter timeout)
@@ -43,6 +48,7 @@ COMPARE = DEFAULTS["compare"]
 PLAN = DEFAULTS["plan"]
 VERIFY = DEFAULTS["verify"]
 CORE = 5.0                                  # verify: each feasibility test while shrinking a core
+NO_LIMIT = math.inf                         # a replay asked to run to its end (``--time-limit none``)
 
 
 def limit_or_default(time_limit: float | None, command: str = "allocate") -> float:

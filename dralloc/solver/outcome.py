@@ -61,6 +61,8 @@ class Outcome:
     verified: bool | None = None       # checked by the independent verifier (None: not checked)
     findings: list[str] = field(default_factory=list)  # the verifier's error findings
     kubernetes: KubernetesAnswer | None = None  # first-fit: what is known of Kubernetes' answer
+    # the state the answer was computed from, when a dralloc.Cluster gave it (its commit() checks it)
+    basis: object = field(default=None, compare=False, repr=False)
     # A pod on a node (dralloc.cluster.pods.on_node): claims as the scheduler builds them for this node
     # where they differ from those asked (the extended-resource claim, dralloc.extended), what the node's
     # device plugins give the pod, and the request mapping its status.extendedResourceClaimStatus gets.

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import sys
 import time
-from bisect import bisect_left
 from collections.abc import Callable
 from fractions import Fraction
-from itertools import islice
 
 from dralloc.errors import AllocationError
 from dralloc.features import Variant
@@ -32,8 +30,8 @@ from dralloc.solver.constraints import (
 )
 from dralloc.solver.ledger import CounterLedger
 from dralloc.solver.replay_devices import CapacityBook, Chosen
+from dralloc.solver.replay_exact import FAIL, MAX, OK, CandidateList, CountUse, exact
 
-OK, FAIL, MAX = "ok", "fail", "max"
 FIRST_CHECKPOINT = 64
 CHECKPOINT_EVERY = 1024
 
@@ -54,20 +52,6 @@ class StepLimitReached(SearchStopped):
 
     def __init__(self, steps: int) -> None:
         super().__init__(steps, "steps")
-
-
-class _Candidates:
-    """The devices one request can select, in search order, found lazily: a
-    device is looked at (selectors, node) the first time the search gets that
-    far, as in Kubernetes. A selector error is kept and raised when the search
-    reaches that device while it is free, where Kubernetes raises it."""
-
-    __slots__ = ("pos", "errors", "scanned")
-
-    def __init__(self) -> None:
-        self.pos: list[int] = []          # indices into ReplaySearch.candidates, increasing
-        self.errors: set[int] = set()     # of those, devices whose selectors fail
-        self.scanned = 0                  # every index below this has been looked at
 
 
 class ReplaySearch:
@@ -108,10 +92,13 @@ class ReplaySearch:
         self.candidates = [pd for pool in problem.pools if pool.usable for pd in pool.devices]
         self.counted_devices = any(pd.device.consumes_counters for pd in self.candidates)
         self.index = {id(pd): i for i, pd in enumerate(self.candidates)}
-        # DC-2 per candidate: committed, and the claims of this call holding it (allocatingDevices)
-        self.committed = [pd.id in problem.state.devices for pd in self.candidates]
-        self.holders: list[set[int]] = [set() for _ in self.candidates]
-        self._lists: dict[tuple[int, int, int], _Candidates] = {}
+        # DC-2 per candidate, one int: bit c while claim c of this call holds it
+        # (allocatingDevices), bit len(plans) when an allocated claim does
+        committed = 1 << self._claims
+        self.in_use = [committed if pd.id in problem.state.devices else 0 for pd in self.candidates]
+        # per candidate: its counter row and consumption, once its counters were first checked
+        self.compiled: list[CountUse | None] = [None] * len(self.candidates)
+        self._lists: dict[tuple[int, int, int], CandidateList] = {}
         self.leaked: dict[tuple[str, str], CounterMap] = {}  # pool -> counters leaked by late refusals
 
     @property
@@ -132,7 +119,7 @@ class ReplaySearch:
         try:
             if cancel_requested():
                 raise SearchStopped(0, "cancel")
-            out = self.allocate_one(0, 0, 0, 0, False, 0)
+            out = self.allocate_one(0, 0, 0, 0, False)
         finally:
             if old < depth and sys.getrecursionlimit() == depth:
                 sys.setrecursionlimit(old)
@@ -154,7 +141,7 @@ class ReplaySearch:
         nxt = self.steps + min(CHECKPOINT_EVERY, self.steps)
         self._next_check = nxt if self.step_limit is None else min(nxt, self.step_limit + 1)
 
-    def allocate_one(self, c: int, r: int, s: int, k: int, in_sub: bool, start: int) -> str:
+    def allocate_one(self, c: int, r: int, s: int, k: int, in_sub: bool) -> str:
         self.steps += 1
         if self.steps >= self._next_check:
             self._checkpoint()
@@ -162,7 +149,7 @@ class ReplaySearch:
             return OK
         slots = self._slots[c]
         if r == len(slots):
-            out = self.allocate_one(c + 1, 0, 0, 0, False, 0)
+            out = self.allocate_one(c + 1, 0, 0, 0, False)
             return FAIL if out == MAX else out
         slot = slots[r]
         subs = slot.subs
@@ -174,11 +161,15 @@ class ReplaySearch:
         if listed is not None and not listed:
             return FAIL
         if k >= req.num_devices:
-            return self.allocate_one(c, r + 1, 0, 0, False, 0)
+            return self.allocate_one(c, r + 1, 0, 0, False)
         if len(self.results[c]) + req.num_devices - k > MAX_RESULTS:
             return MAX
         if listed is None:
-            return self._exact(c, r, s, k, in_sub, req, start)
+            lst = self._lists.get(req.key)
+            if lst is None:
+                lst = self._lists[req.key] = CandidateList(
+                    [con for con in self.constraints[c] if con.applies(req.base, req.sub)])
+            return exact(self, c, r, req, lst)
         pd = listed[k]
         idx = self.index[id(pd)]
         if not self._free(c, req, pd, idx):
@@ -186,7 +177,7 @@ class ReplaySearch:
         chosen = self.allocate_device(c, req, pd, idx, must=True)
         if chosen is None:
             return FAIL
-        out = self.allocate_one(c, r, s, k + 1, in_sub, 0)
+        out = self.allocate_one(c, r, s, k + 1, in_sub)
         if out != OK:
             self.undo(c, chosen)
         return out
@@ -194,7 +185,7 @@ class ReplaySearch:
     def _alternatives(self, c: int, r: int, n: int) -> str:
         all_max = True
         for s in range(n):
-            out = self.allocate_one(c, r, s, 0, True, 0)
+            out = self.allocate_one(c, r, s, 0, True)
             if out == MAX:
                 continue
             all_max = False
@@ -202,57 +193,6 @@ class ReplaySearch:
                 self.selected[(c, r)] = s
                 return OK
         return MAX if all_max else FAIL
-
-    def _exact(self, c: int, r: int, s: int, k: int, in_sub: bool, req: RequestSpec, start: int) -> str:
-        lst = self._lists.get(req.key)
-        if lst is None:
-            lst = self._lists[req.key] = _Candidates()
-        pos, errors = lst.pos, lst.errors
-        i = bisect_left(pos, 0 if self.variant is Variant.STABLE else start)
-        cands, committed, holders = self.candidates, self.committed, self.holders
-        admin, multi_ok = req.admin, self.multi_ok
-        while True:
-            n = len(pos)
-            for idx in islice(pos, i, n):
-                # DC-1/DC-2 (the hot path of a deep search), then DC-3..DC-7.
-                if admin:
-                    if c in holders[idx]:
-                        continue
-                elif committed[idx] or holders[idx]:
-                    continue
-                pd = cands[idx]
-                if errors and idx in errors:
-                    self.p.selectable(pd, req)  # raises the selector's error, as Kubernetes does here
-                if multi_ok and not self.capacity.fits(req, pd):
-                    continue
-                chosen = self.allocate_device(c, req, pd, idx, must=False)
-                if chosen is None:
-                    continue
-                out = self.allocate_one(c, r, s, k + 1, in_sub, idx + 1)
-                if out == OK:
-                    return OK
-                self.undo(c, chosen)
-                if out == MAX:
-                    return MAX
-            # deeper devices of this request may have grown the list meanwhile
-            if n == len(pos) and (lst.scanned == len(cands) or not self._extend(lst, req)):
-                return FAIL
-            i = n
-
-    def _extend(self, lst: _Candidates, req: RequestSpec) -> bool:
-        """Look at the next devices until one is selectable for ``req``."""
-        cands = self.candidates
-        while lst.scanned < len(cands):
-            idx = lst.scanned
-            lst.scanned += 1
-            try:
-                if not self.p.selectable(cands[idx], req):
-                    continue
-            except AllocationError:
-                lst.errors.add(idx)
-            lst.pos.append(idx)
-            return True
-        return False
 
     # ------------------------------------------------------------ devices
     def device_ok(self, c: int, req: RequestSpec, pd: PoolDevice) -> bool:
@@ -269,8 +209,8 @@ class ReplaySearch:
         if req.admin:
             if admin_multi and self.multi_ok and pd.device.allow_multiple_allocations:
                 return True
-            return c not in self.holders[idx]
-        return not self.committed[idx] and not self.holders[idx]
+            return not self.in_use[idx] >> c & 1
+        return not self.in_use[idx]
 
     def allocate_device(self, c: int, req: RequestSpec, pd: PoolDevice, idx: int, must: bool) -> Chosen | None:
         """DC-10..DC-18 (the caller has made the DC-9 check); the device's
@@ -297,7 +237,7 @@ class ReplaySearch:
         if self.constraints[c] and not self._constraints_add(c, req, pd, must, counted):
             return self._refused(joined)
         if not multi:
-            self.holders[idx].add(c)
+            self.in_use[idx] |= 1 << c
         chosen = Chosen(req, pd, idx, None, None, counted, multi, len(self.results[c]), joined)
         if self.multi_ok:
             if not self.capacity.fits(req, pd):
@@ -348,7 +288,7 @@ class ReplaySearch:
         pd, req = chosen.pd, chosen.req
         for con in self.constraints[c]:
             con.remove(req, pd)
-        self.holders[chosen.idx].discard(c)
+        self.in_use[chosen.idx] &= ~(1 << c)
         if chosen.joined is not None:
             self.compat.undo(chosen.joined)
         if chosen.multi:

@@ -54,6 +54,11 @@ class CapacityBook:
             self.cells[req.key] = request_cells(req.capacity)
         return self.cells[req.key]
 
+    def may_grow(self, req: RequestSpec) -> bool:
+        """Whether checking ``req`` can change it (a request Go holds as a
+        shared inf.Dec): then every check must run where Kubernetes runs it."""
+        return bool(req.capacity) and self._cells(req) is not None
+
     def fits(self, req: RequestSpec, pd: PoolDevice) -> bool:
         """CC-1 with committed plus tentative capacity (DC-7, DC-17). Without a
         tentative share of the device and without a request Go can alias, the

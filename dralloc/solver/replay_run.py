@@ -41,13 +41,15 @@ def fill_from_search(problem: Problem, search: ReplaySearch, found: bool, out: O
 
 
 def run_replay(problem: Problem, out: Outcome, share_ids: ShareIDs = derived,
-               time_limit: float | None = None) -> Outcome:
+               time_limit: float | None = None, replay_limit: float | None = None) -> Outcome:
     """The Kubernetes search. An explicit ``time_limit`` acts like the
     scheduler's filter timeout (error ``filter operation aborted: context
-    deadline exceeded``); without one the replay stops after
-    :data:`DEFAULT_REPLAY_SECONDS` and says that Kubernetes' answer is not
-    known (Go runs the same search several times faster)."""
-    limit = DEFAULT_REPLAY_SECONDS if time_limit is None else time_limit
+    deadline exceeded``); without one the replay stops after its own
+    ``replay_limit`` (default :data:`DEFAULT_REPLAY_SECONDS`,
+    :data:`~dralloc.solver.limits.NO_LIMIT`: never) and says that
+    Kubernetes' answer is not known (Go runs the same search faster)."""
+    own = DEFAULT_REPLAY_SECONDS if replay_limit is None else replay_limit
+    limit = own if time_limit is None else time_limit
     search = ReplaySearch(problem, time_limit=limit)
     try:
         fill_from_search(problem, search, search.run(), out, share_ids)
@@ -61,9 +63,11 @@ def run_replay(problem: Problem, out: Outcome, share_ids: ShareIDs = derived,
         if time_limit is not None:
             out.error = "filter operation aborted: context deadline exceeded"
         else:
-            out.error = (f"replay stopped at its time limit ({limit:g} s, Kubernetes' default filter timeout) "
+            which = ", Kubernetes' default filter timeout" if replay_limit is None else ""
+            out.error = (f"replay stopped at its time limit ({limit:g} s{which}) "
                          f"after {search.steps} search steps without an answer: Kubernetes' answer is not known "
-                         "(its own search runs faster; pass a time limit to model the scheduler's deadline)")
+                         "(its own search runs faster; give the replay more time, or pass a time limit to model "
+                         "the scheduler's deadline)")
         out.notes.append(f"replay stopped at its time limit of {limit:g} s after {search.steps} search steps")
     except AllocationError as e:
         out.steps, out.status, out.error = search.steps, Status.ERROR, str(e)

@@ -74,3 +74,40 @@ def test_deep_nesting_never_crashes(expr: str) -> None:
         assert run(expr) in (True, False)
     except (CELCompileError, CELRuntimeError):
         pass
+
+
+@pytest.mark.parametrize("expr,fn", [
+    ("[1].all(x)", "all"), ("[1].exists(x)", "exists"), ("[1].exists_one(x)", "exists_one"),
+    ("[1].existsOne(x)", "existsOne"), ("[1].map(x)", "map"), ("[1].filter(x)", "filter"),
+    ("device.attributes.all(d)", "all"), ("[1].all(x, y, z, x > 0)", "all"), ("[1].transformList(i, v)", "transformList"),
+])
+def test_a_macro_name_with_another_argument_count_is_an_undeclared_function(expr: str, fn: str) -> None:
+    """cel-go expands a macro only for its number of arguments (all/exists/
+    exists_one: 2, or 3 with two variables; map: 2 or 3...): ``[1].all(x)`` is
+    a call of a function ``all`` nothing declares, refused when the selector
+    compiles (the fuzzer's find: it compiled, then the allocation crashed),
+    reported where cel-go reports it, at the call's "(" (before the
+    undeclared ``x`` after it)."""
+    with pytest.raises(CELCompileError) as e:
+        compile_selector(expr)
+    col = expr.index(f".{fn}(") + len(fn) + 2
+    assert str(e.value) == f"ERROR: <input>:1:{col}: undeclared reference to '{fn}' (in container '')"
+
+
+@pytest.mark.parametrize("expr,where", [("[1].all(1, true)", "1:9"), ("[1].exists(i, v.x, true)", "1:15"),
+                                        ("[1].map(x + 1, x)", "1:9")])
+def test_a_macro_variable_must_be_a_simple_name(expr: str, where: str) -> None:
+    with pytest.raises(CELCompileError, match=f"^ERROR: <input>:{where}: argument must be a simple name$"):
+        compile_selector(expr)
+
+
+@pytest.mark.parametrize("expr", [
+    '"\\uD800" == "\\uFFFD"', '"\\uDFFF" == "\\uFFFD"', '"\\U0000D800" == "\\uFFFD"',
+    '"a\\uD83D\\uDE00b" == "a\\uFFFD\\uFFFDb"',   # each escape on its own: a pair of surrogates is two U+FFFD
+    '"""\\uD800""" == "\\uFFFD"', '"\\uD800".size() == 1', 'r"\\uD800".size() == 6',
+])
+def test_an_escaped_surrogate_is_the_replacement_character(expr: str) -> None:
+    """cel-go's unescape writes every escaped code point as UTF-8, and a
+    surrogate (which UTF-8 cannot hold) as U+FFFD: ``"\\uD800" == "\\uFFFD"``
+    is true in Kubernetes (a device was refused on the lone surrogate)."""
+    assert run(expr) is True

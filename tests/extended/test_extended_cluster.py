@@ -13,7 +13,7 @@ import yaml
 
 from dralloc import Cluster
 from dralloc.cli.main import main
-from dralloc.errors import InputError
+from dralloc.errors import InputError, StaleAnswerError
 from dralloc.extended import CLAIM_ANNOTATION
 from dralloc.io import load
 from tests.extended.objects import (
@@ -182,3 +182,30 @@ def test_of_two_classes_naming_the_resource_the_newer_ones_devices_serve(tmp_pat
     assert rows == {"a": False, "b": True}
     [claim] = cl.pod_claims("default/p")
     assert [r.exactly.device_class_name for r in claim.spec.devices.requests if r.exactly] == ["new"]
+
+
+def test_fits_skips_no_node_a_device_plugin_may_serve(tmp_path: Path) -> None:
+    """``fits()`` passes over nodes whose free DRA devices are too few; the
+    extended-resource claim is built per node and a node's device plugin may
+    serve it without any DRA device, so such a node is still asked: fits
+    lists what asking every node lists, with the pod or its claims given."""
+    cl = cluster(tmp_path, [gpu_pod("p", 2)])
+    every = [n.name for n, out in cl.each_node(pod="default/p") if out.ok]
+    assert "plugin-1" in every
+    assert [n.name for n, _ in cl.fits(pod="default/p")] == every
+    assert [n.name for n, _ in cl.fits(cl.pod_claims("default/p"))] == every
+
+
+def test_a_stale_device_plugin_answer_is_refused(tmp_path: Path) -> None:
+    """Two answers computed before either is committed both take the device
+    plugin's last GPU: the first commit is taken, the second refused with the
+    node and resource named, nothing of it recorded."""
+    cl = cluster(tmp_path, [gpu_pod("a", 1), gpu_pod("b", 1)], dp_free=1)
+    plugin = cl.node("plugin-1")
+    first, second = cl.allocate(plugin, pod="default/a"), cl.allocate(plugin, pod="default/b")
+    assert first.device_plugin == second.device_plugin == {GPU: 1}
+    cl.commit(first)
+    with pytest.raises(StaleAnswerError, match="node plugin-1: the answer takes 1 nvidia.com/gpu from the node's "
+                                               "device plugin, 0 of 1 free now"):
+        cl.commit(second)
+    assert cl.plugin_used("plugin-1") == {GPU: 1}

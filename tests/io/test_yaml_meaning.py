@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dralloc.io.dupkeys import may_hide_duplicates
 from dralloc.io.goyaml import YAMLMeaningError, load_exact
 from dralloc.io.parse import parse_text
 from dralloc.io.route import needs_exact
@@ -67,16 +68,34 @@ def test_what_kubernetes_refuses_is_an_error(text: str, problem: str) -> None:
         load_exact(text)
 
 
-def test_tags_merges_and_duplicates_follow_go_yaml() -> None:
+def test_tags_and_merges_follow_go_yaml() -> None:
     doc = load_exact("a: !!str 12\nb: !!int '12'\nc: !!float 1\nd: ! yes\ne: !custom 5\n"
                      "f: !!binary aGVsbG8=\nbase: &b {x: 1, y: 2}\n"
-                     "m:\n  x: 0\n  <<: [*b, {x: 3, z: 4}]\n  z: 5\nk: 1\nk: 2\n")[0]
+                     "m:\n  <<: [*b, {z: 4}]\n  w: 5\n")[0]
     assert doc["a"] == "12" and doc["b"] == 12 and doc["c"] == 1.0 and type(doc["c"]) is float
     assert doc["d"] == "yes" and doc["e"] == "5" and doc["f"] == "hello"
-    # merged keys overwrite keys set before them; earlier maps of a merge list win; later keys win
-    assert doc["m"] == {"x": 1, "true": 2, "z": 5}
-    assert doc["k"] == 2
+    assert doc["m"] == {"x": 1, "true": 2, "z": 4, "w": 5}
     assert "true" in doc["base"]  # y is a boolean key, written "true"
+
+
+def test_a_key_set_twice_is_refused_as_go_yamls_strict_mode_does() -> None:
+    """Kubernetes' strict decoding (go-yaml v2's UnmarshalStrict): a key
+    set again in one mapping -- written twice, or merged where it is already
+    set (an earlier key, an earlier merged map) -- is an error at the line of
+    its second value, in go-yaml's order."""
+    text = ("base: &b {x: 1, y: 2}\n"          # line 1
+            "m:\n  x: 0\n"                      # 2, 3
+            "  <<: [*b, {x: 3, z: 4}]\n"        # 4: the list is merged last map first
+            "  z: 5\nk: 1\nk:\n  a: 2\n")       # 5, 6, 7 (k's second value starts on line 8)
+    with pytest.raises(YAMLMeaningError) as e:
+        load_exact(text)
+    assert str(e.value).startswith('line 4: key "x" already set in map; line 1: key "x" already set in map; '
+                                   'line 5: key "z" already set in map (and 1 more)')
+    with pytest.raises(YAMLMeaningError, match='^line 3: key "k" already set in map'):
+        load_exact("k: 1\nk:\n  a: 2\n")
+    with pytest.raises(YAMLMeaningError, match="^line 2: key true already set in map"):
+        load_exact("yes: 1\ntrue: 2\n")   # both the boolean true in YAML 1.1
+    assert load_exact("1: a\n'1': b\n") == [{"1": "b"}]   # an int and a string: two keys to go-yaml
 
 
 def test_aliases_are_expanded_within_go_yamls_budget() -> None:
@@ -156,14 +175,19 @@ def test_fast_parser_reads_what_kubernetes_reads_whenever_it_is_used(text: str) 
     """The router's promise: what the fast parser reads from a document the
     router gives it means the same as under go-yaml v2, and it refuses
     nothing go-yaml accepts without the exact path getting a say (a document
-    the fast parser refuses is read again by the exact path)."""
+    the fast parser refuses is read again by the exact path). A key the fast
+    parser may have dropped as a duplicate sends the document to the exact
+    path too, and the count that decides it never misses one: go-yaml refuses
+    nothing the fast path keeps (it refuses a key set twice)."""
     if needs_exact(text):
         return
     try:
         fast = list(fast_yaml.safe_load_all(text))
     except ValueError:
         return  # read again by the exact path
-    exact = load_exact(text)  # go-yaml accepts whatever the fast parser accepts here
+    if may_hide_duplicates(text, fast):
+        return  # read again by the exact path
+    exact = load_exact(text)  # go-yaml accepts whatever the fast parser keeps
     assert exact == fast and _types(exact) == _types(fast), text
 
 

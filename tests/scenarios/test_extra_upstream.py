@@ -13,6 +13,9 @@ import pytest
 from dralloc.check import check_scenario, run_scenario
 from dralloc.features import Variant
 from dralloc.io.scenario import Scenario, load_scenarios
+from dralloc.solver.limits import NO_LIMIT
+from tests.scenarios.replay_record import answer
+from tests.scenarios.test_replay_record import own_record
 from tests.solver.test_triggers import assert_fired_defects_have_triggers
 
 FILES = sorted((Path(__file__).parent / "extra").glob("*.yaml"))
@@ -37,11 +40,13 @@ def test_extra_cases_present() -> None:
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_extra_case_matches_kubernetes(path: Path, mode: str) -> None:
     sc = _load(path)
-    res = check_scenario(sc, mode)
+    res = check_scenario(sc, mode, replay_limit=NO_LIMIT if mode == "replay" else None)
     assert res.passed, "\n".join(res.differences)
     if mode == "replay":
         assert res.outcome is not None
         assert_fired_defects_have_triggers(sc, res.outcome)
+        # step for step the search recorded before it was reorganised for speed
+        assert {"steps": res.outcome.steps, "answer": answer(res.outcome)} == own_record(path)
 
 
 def _step_cases() -> list[tuple[Path, str, int]]:

@@ -17,6 +17,7 @@ import yaml
 from dralloc.check import run_scenario
 from dralloc.errors import DrallocError
 from dralloc.io.scenario import parse_scenario
+from dralloc.solver.limits import NO_LIMIT
 
 CORPUS = sorted((Path(__file__).resolve().parents[1] / "scenarios" / "conformance").glob("*/*.yaml"))
 GATES = ["DRAPartitionableDevices", "DRAPrioritizedList", "DRAConsumableCapacity", "DRADeviceTaints",
@@ -79,7 +80,9 @@ def test_mutated_scenarios(chunk: int) -> None:
             sc = parse_scenario(mutate(doc, rng), str(path))
         except DrallocError:
             continue
-        ref = run_scenario(sc, "replay")
+        # the reference must be known: the replay runs to its end (a mutation
+        # can take over a million steps, past 10 s on a loaded machine)
+        ref = run_scenario(sc, "replay", replay_limit=NO_LIMIT)
         got = run_scenario(sc, "first-fit")
         assert got.verified is not False, (path.name, got.findings)
         if _summary(ref) == _summary(got) or (ref.status.value == got.status.value == "error"):

@@ -97,15 +97,16 @@ def test_one_default_per_command_in_help_docs_and_code() -> None:
     from dralloc.solver.replay_run import DEFAULT_REPLAY_SECONDS
 
     options = [("allocate", "--time-limit", "allocate"), ("explain", "--time-limit", "explain"),
-               ("plan", "--time-limit", "plan"), ("availability", "--time-limit", "availability"), ("allocate", "--compare-time-limit", "compare"),
-               ("check", "--compare-time-limit", "compare")]
+               ("plan", "--time-limit", "plan"), ("availability", "--time-limit", "availability"),
+               ("allocate", "--compare-time-limit", "compare"), ("check", "--compare-time-limit", "compare"),
+               ("check", "--time-limit", "check")]
     for command, option, key in options:
         sub = build_parser([command])._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
         action = next(a for a in sub._actions if option in a.option_strings)
         assert f"(default: {DEFAULTS[key]:g} s)" in str(action.help), (command, option, action.help)
         assert action.default in (None, DEFAULTS[key])
     docs = (Path(__file__).resolve().parents[2] / "docs" / "engine.md").read_text()
-    for command in ("allocate", "explain", "plan", "verify", "availability"):
+    for command in ("allocate", "explain", "plan", "verify", "availability", "check"):
         assert f"| `dralloc {command}` | {DEFAULTS[command]:g} s |" in docs, command
     assert f"| `--compare-time-limit` | {DEFAULTS['compare']:g} s |" in docs
     assert DEFAULT_TIME_LIMIT == DEFAULT_REPLAY_SECONDS == DEFAULTS["allocate"]

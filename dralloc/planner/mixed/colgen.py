@@ -13,7 +13,7 @@ when the time share runs out (then the best bound so far is reported)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dralloc.io.progress import Progress
@@ -27,6 +27,16 @@ SCALE = 720720            # prices are multiples of 1/SCALE (lcm of 1..16: commo
 MAX_ITERATIONS = 200
 
 
+@dataclass(frozen=True)
+class Cut:
+    """Prices and, per node type, a proven bound on its best configuration
+    at those prices: :func:`dralloc.planner.mixed.bound.lagrangian_bound`
+    for any node counts (pricing does not depend on them)."""
+
+    prices: Prices
+    pricing: dict[int, int]
+
+
 @dataclass
 class ColgenResult:
     bound: Fraction                  # best proven bound on the optimum (weighted pods)
@@ -36,6 +46,8 @@ class ColgenResult:
     pricing_seconds: float = 0.0
     ended: str = ""                  # why it ended: converged, bound meets the LP, time limit, iterations,
                                      # or pricing unproven (no improving column found, not proven)
+    cuts: list[Cut] = field(default_factory=list)   # every round that priced every type: its prices and
+                                                    # each type's pricing bound (a Lagrangian bound for any counts)
 
 
 def scale_for(items: Items) -> int:
@@ -75,13 +87,16 @@ def seed(master: Master, pricers: dict[int, Pricer], items: Items, scale: int, t
 
 
 def generate(master: Master, pricers: dict[int, Pricer], items: Items, types: list[NodeType], deadline: float,
-             progress: Progress | None = None) -> ColgenResult:
+             progress: Progress | None = None, seeded: bool = False) -> ColgenResult:
     """Column generation until converged or ``deadline``; ``progress`` is
     told each iteration. A pricing search that finds nothing in time gives
     no bound that round (the bound so far stands; every pod placed when no
-    round gave one)."""
+    round gave one). ``seeded``: the master holds the first configurations
+    already (a later call on the same master)."""
     scale = scale_for(items)
-    seed(master, pricers, items, scale, max(0.5, (deadline - time.perf_counter()) / 20), progress)
+    if not seeded:
+        seed(master, pricers, items, scale, max(0.5, (deadline - time.perf_counter()) / 20), progress)
+    cuts: list[Cut] = []
     best: Fraction | None = None
     lp_value, it, converged, spent, ended = 0.0, 0, False, 0.0, "iterations"
     while it < MAX_ITERATIONS:
@@ -100,7 +115,8 @@ def generate(master: Master, pricers: dict[int, Pricer], items: Items, types: li
             floor = lp.node.get(tid, 0.0) * scale
             added += sum(master.add(c) for v, c in res.configs if v > floor + 1e-6 * max(1.0, floor))
         if all(b is not None for b in bounds.values()):
-            bound = lagrangian_bound(items, types, prices, {t: b for t, b in bounds.items() if b is not None})
+            cuts.append(Cut(prices, {t: b for t, b in bounds.items() if b is not None}))
+            bound = lagrangian_bound(items, types, prices, cuts[-1].pricing)
             best = bound if best is None else min(best, bound)
         else:
             proved = False
@@ -120,4 +136,4 @@ def generate(master: Master, pricers: dict[int, Pricer], items: Items, types: li
             break
     if best is None:   # no round priced every type in time: every pod placed is the only bound
         best = Fraction(items.total_weight())
-    return ColgenResult(best, lp_value, it, converged, spent, ended)
+    return ColgenResult(best, lp_value, it, converged, spent, ended, cuts)

@@ -1,11 +1,14 @@
 """``add-nodes`` and ``fit`` answers for general demand (see :mod:`.general`).
 
 add-nodes: the fewest copies k of a node type such that the whole demand
-fits. First-fit: doubling then bisection on k with the scheduler simulation
-(assumes more nodes never hurt first-fit). Optimal: bisection on k between 0
-and first-fit's answer with the joint model (more nodes never hurt the
-optimum); a k the model could not decide within the time limit counts as not
-enough, and the answer is then marked unproven."""
+fits. Optimal: in the configuration model when it applies (a lower bound
+from the configuration LP's bounds, the integer master at the counts near
+it: :mod:`dralloc.planner.mixed.grow`), else bisection on k between 0 and
+first-fit's answer with the joint model (more nodes never hurt the
+optimum; a k the model could not decide within the time limit counts as
+not enough, and the answer is then marked unproven). First-fit: doubling
+then bisection on k with the scheduler simulation, from the optimum's lower
+bound up (assumes more nodes never hurt first-fit)."""
 
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from dralloc.planner.general.parts import (
     solve_parts,
 )
 from dralloc.planner.mixed.fit import mixed_fit
-from dralloc.planner.mixed.grow import AddResult, fewest_added
+from dralloc.planner.mixed.grow import NEVER, AddResult, fewest_added
 from dralloc.planner.questions.grow import Grower, unit_from
 from dralloc.planner.simulate.podsim import (
     NodeObjects,
@@ -183,36 +186,57 @@ def _opt(res: GeneralResult, time_limit: float | None) -> dict[str, Any]:
 
 
 def _counted_answer(res: AddResult, ff_ok: Callable[[int], bool], name: str, total: int, limit: int,
-                    policy: str) -> Answer:
-    """The configuration model's count, and first-fit's from there on (it
-    needs at least as many: first-fit never beats the optimum)."""
-    out: dict[str, Any] = {"nodes": res.nodes, "proven": res.proven, "model": "mixed",
-                           "solveSeconds": round(res.seconds, 3)}
-    if res.undecided:
-        out["note"] = f"not decided within the time limit for k = {sorted(res.undecided)}; the answer is an upper bound"
+                    policy: str, time_limit: float) -> Answer:
+    """The configuration model's count with its proven lower bound, and
+    first-fit's from that bound on (first-fit never beats the optimum)."""
+    out = _counted_optimum(res, limit, time_limit)
     ff: int | None = None
-    if res.nodes is None:
-        out["note"] = f"the demand does not fit even with {limit} added nodes" + (
-            "" if res.proven else " (not proven within the time limit)")
-    else:
-        start = res.nodes if res.proven else 0
+    if res.nodes is not None:
+        start = max(0, res.lower)
         ff = start if ff_ok(start) else _search(ff_ok, start, None, limit)
+    elif res.lower != NEVER and not res.proven:
+        ff = 0 if ff_ok(0) else _search(ff_ok, 0, None, limit)
     ans = Answer("add-nodes", {"policy": policy, "mode": "replay", "nodes": ff}, out,
-                 detail={"template": name, "demand": total})
+                 detail={"template": name, "demand": total, "countsTried": res.counts})
     if ff is not None and res.nodes is not None:
         ans.gap = ff - res.nodes
     return ans
 
 
+def _counted_optimum(res: AddResult, limit: int, time_limit: float) -> dict[str, Any]:
+    """The optimum's fields: proven when the count meets the lower bound
+    from the configuration LP's bounds; otherwise the bound and the gap."""
+    lower = None if res.lower == NEVER else res.lower
+    if res.nodes is not None:
+        out = optimum(res.nodes, lower, "FEASIBLE", maximize=False, why="time limit" if res.stopped else None,
+                      limit=time_limit, what="the search at a count")
+    else:
+        out = {"status": "INFEASIBLE" if res.proven else "UNKNOWN", "proven": res.proven}
+    out = {"nodes": res.nodes, **out, "lowerBound": lower, "model": "mixed", "solveSeconds": round(res.seconds, 3)}
+    undecided = f"not decided for k = {sorted(res.undecided)}" + (" (time limit)" if res.stopped else "")
+    if res.nodes is None:
+        out["note"] = ("no number of added nodes like the template holds the demand (the configuration LP's bound)"
+                       if res.lower == NEVER else f"the demand does not fit even with {limit} added nodes"
+                       if res.proven else f"no count up to {limit} was found to hold the demand; {undecided}")
+    elif not res.proven:
+        out["note"] = (f"not proven: {res.nodes} added nodes hold the demand, the configuration LP's bound says at "
+                       f"least {lower}; {undecided}")
+        out["boundGap"] = res.nodes - (lower or 0)
+    return out
+
+
 def _search(ok: Callable[[int], bool], lo: int, hi: int | None, limit: int) -> int | None:
     """Smallest k in (lo, hi] with ok(k), ok(hi) known true; without hi,
-    doubling from lo+1 up to ``limit`` first."""
+    lo + 1, lo + 2, lo + 4, ... up to ``limit`` first (the answer is
+    usually near lo: few tries, each on a cluster not much larger)."""
     if hi is None:
-        hi = max(1, lo + 1)
+        base, step = lo, 1
+        hi = min(base + step, limit)
         while not ok(hi):
             if hi >= limit:
                 return None
-            lo, hi = hi, min(hi * 2, limit)
+            lo, step = hi, step * 2
+            hi = min(base + step, limit)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
@@ -236,13 +260,14 @@ def add_nodes_answer(objs: ObjectSet, demand: PodsDemand, features: Features, te
 
     def ff_ok(k: int) -> bool:
         trying("first-fit", k)
-        return not simulate_pods(grow.with_k(k), demand, features, policy=policy).unplaced
+        return not simulate_pods(grow.with_k(k), demand, features, policy=policy,
+                                 progress=counter(progress, f"first-fit with {k} added: pods simulated")).unplaced
 
-    counted = fewest_added(grow.with_k(1), demand, features, unit.copy_name(0), limit,
-                           time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, workers, progress) \
+    limit_s = limit_or_default(time_limit, "plan")
+    counted = fewest_added(grow.with_k(1), demand, features, unit.copy_name(0), limit, limit_s, workers, progress) \
         if len(unit.nodes) == 1 else "a block is added as copies"
     if not isinstance(counted, str):
-        return _counted_answer(counted, ff_ok, unit.name, total, limit, policy)
+        return _counted_answer(counted, ff_ok, unit.name, total, limit, policy, limit_s)
     ff = 0 if ff_ok(0) else _search(ff_ok, 0, None, limit)
     unproven: list[int] = []
 
