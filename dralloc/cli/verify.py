@@ -68,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.audit.state import pod_key
     from dralloc.cli.inputs import read
 
+    features = common.parse_features(args.features, common.release_of(args))  # a bad flag before any reading
     objs = read(args, args.paths)
-    features = common.parse_features(args.features, common.release_of(args))
     order = _order(args.order, [pod_key(p) for p in objs.pods])
     variant = Variant(args.variant) if args.variant else None
     report = verify_state(objs, features, variant, compare=not args.no_compare, order=order,
