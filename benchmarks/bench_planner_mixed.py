@@ -16,14 +16,25 @@ pods (1g.5gb, 2g.10gb, 3g.20gb). ``plan fit``: the scheduler simulation
     .venv/bin/python benchmarks/bench_planner_mixed.py --yaml /tmp/ai     # also write cluster + demand YAML
     .venv/bin/python benchmarks/bench_planner_mixed.py --nodes 1000 5000  # half each kind, one after the other,
                                                                           # time ratios to the first (same run)
+    .venv/bin/python benchmarks/bench_planner_mixed.py --nodes 1000 5000 --files  # from files, a process per size
+
+``--nodes ... --files`` is the user's path at scale: the cluster written once by
+``dralloc generate cluster --types gpu=N/2,mig=N/2 --nics 8 -o json`` (the
+file ``benchmarks/bench_load.py`` reads too) and the demand above into
+``--workdir``, then ``plan fit`` on the files in a process of its own per
+size (load, admission, the fit; its peak RSS is that process's), sizes
+alternating with ``--repeat``, best time of each; the ratios of the sizes
+come from one run.
 
 Written up in docs/benchmarks.md ("Planner: AI cluster, mixed demand and gangs")."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -130,6 +141,72 @@ def sizes(nodes: list[int], args: argparse.Namespace) -> None:
               f"{cpu / first[1]:.2f}x its CPU time")
 
 
+CHILD = r"""
+import json, resource, sys, time
+from dralloc.planner.api import Options, answer, load_objects
+t0, c0 = time.perf_counter(), time.process_time()
+objs = load_objects(sys.argv[1:3])
+t1, c1 = time.perf_counter(), time.process_time()
+loaded_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+ans = answer("fit", objs, Options(workers=int(sys.argv[3]), time_limit=float(sys.argv[4])))
+t2, c2 = time.perf_counter(), time.process_time()
+ff, opt, d = ans.first_fit, ans.optimal, ans.detail
+print(json.dumps({"load_s": t1 - t0, "load_cpu": c1 - c0, "fit_s": t2 - t1, "fit_cpu": c2 - c1,
+                  "loaded_rss_mb": loaded_rss, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "nodes": len(objs.nodes), "pods": d["demand"], "ff": ff["pods"], "opt": opt["pods"],
+                  "objective": opt["objective"], "bound": opt["bound"], "status": opt["status"],
+                  "types": d.get("nodeTypes"), "sim_s": ff["simulationSeconds"], "calls": ff["allocatorCalls"]}))
+"""
+
+
+def files(nodes: int, workdir: Path, args: argparse.Namespace) -> tuple[Path, Path]:
+    """The cluster (as bench_load.py generates it) and the demand for it, made once."""
+    d = workdir / f"n{nodes}"
+    d.mkdir(parents=True, exist_ok=True)
+    cluster, dem = d / "cluster.json", d / f"demand-{args.load}-{args.seed}.yaml"
+    gpu, mig = nodes // 2, nodes - nodes // 2
+    if not cluster.exists():
+        print(f"generating {cluster} ...", file=sys.stderr, flush=True)
+        with cluster.with_suffix(".part").open("wb") as f:
+            subprocess.run([sys.executable, "-m", "dralloc.cli.main", "generate", "cluster", "--types",
+                            f"gpu={gpu},mig={mig}", "--nics", "8", "-o", "json"], stdout=f, check=True,
+                           stderr=subprocess.DEVNULL)
+        cluster.with_suffix(".part").rename(cluster)
+    if not dem.exists():
+        from dralloc.planner.generate.emit import write_groups
+        with dem.open("w") as f:
+            write_groups([demand(gpu, mig, args.load, args.seed)], f, "yaml")
+    return cluster, dem
+
+
+def at_scale(args: argparse.Namespace) -> None:
+    """``plan fit`` from files at each size of ``--nodes``, in a process of its own."""
+    inputs = {n: files(n, Path(args.workdir), args) for n in args.nodes}
+    best: dict[int, dict[str, Any]] = {}
+    for _ in range(args.repeat):
+        for n in args.nodes:
+            cluster, dem = inputs[n]
+            done = subprocess.run([sys.executable, "-c", CHILD, str(cluster), str(dem), str(args.workers),
+                                   str(args.time_limit)], capture_output=True, text=True, check=True)
+            r = json.loads(done.stdout.strip().splitlines()[-1])
+            print(f"nodes={n} load={r['load_s']:.1f}s ({r['load_cpu']:.1f} CPU) fit={r['fit_s']:.1f}s "
+                  f"({r['fit_cpu']:.1f} CPU) peak RSS={r['rss_mb']:,.0f} MiB (after load {r['loaded_rss_mb']:,.0f}) "
+                  f"pods={r['pods']} first-fit={r['ff']} optimal={r['opt']} objective={r['objective']} "
+                  f"bound={r['bound']} status={r['status']} node types={r['types']} calls={r['calls']}", flush=True)
+            old = best.get(n)
+            keep = dict(r) if old is None else old
+            for k in ("load_s", "load_cpu", "fit_s", "fit_cpu"):
+                keep[k] = min(keep[k], r[k])
+            keep["rss_mb"] = max(keep["rss_mb"], r["rss_mb"])
+            best[n] = keep
+    base = best[args.nodes[0]]
+    for n, r in best.items():
+        gap = (r["bound"] - r["objective"]) / r["bound"] if r["bound"] else 0.0
+        print(f"| {n:,} | {r['pods']:,} | {r['ff']:,} | {r['opt']:,} | {100 * gap:.4f} % | {r['load_s']:.1f} | "
+              f"{r['fit_s']:.1f} ({r['fit_cpu']:.1f} CPU) | {r['fit_s'] / base['fit_s']:.2f}× "
+              f"({r['fit_cpu'] / base['fit_cpu']:.2f}× CPU) | {r['rss_mb']:,.0f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpu-nodes", type=int, default=500)
@@ -149,7 +226,14 @@ def main() -> None:
                          "as a ratio to the first size's")
     ap.add_argument("--joint", action="store_true", help="also answer with the joint model (the path before "
                                                            "the configuration model), same run")
+    ap.add_argument("--files", action="store_true", help="with --nodes: plan fit from files (N/2 GPU+NIC nodes, "
+                    "N/2 MIG nodes), each size in a process of its own (load included; its peak RSS)")
+    ap.add_argument("--workdir", default="/tmp/dralloc-bench-ingest", help="where --nodes keeps its inputs")
+    ap.add_argument("--repeat", type=int, default=1, help="--nodes: runs per size, alternating")
     args = ap.parse_args()
+    if args.nodes and args.files:
+        at_scale(args)
+        return
     if args.replicas:
         for n in args.replicas:
             replicas(n, args)

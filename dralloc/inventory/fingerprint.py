@@ -57,45 +57,90 @@ def _capacity(v: DeviceCapacity) -> Hashable:
     return (v.value.value, None if v.request_policy is None else v.request_policy.model_dump_json())
 
 
-def _device_key(d: Device, read: set[str] | None) -> Hashable:
-    attrs = d.attributes or {}
-    caps = d.capacity or {}
-    a = tuple(sorted((k, _value(v)) for k, v in attrs.items() if read is None or k in read))
-    c = tuple(sorted((k, _capacity(v)) for k, v in caps.items() if read is None or k in read))
-    cons = tuple((cc.counter_set, tuple(sorted((k, v.value.value) for k, v in (cc.counters or {}).items())))
-                 for cc in d.consumes_counters or [])
-    extra = (d.taints, d.binding_conditions, d.binds_to_node, d.allow_multiple_allocations,
-             d.node_name, d.all_nodes, d.node_selector)
-    return (d.name, a, c, cons, repr(extra) if any(x is not None for x in extra) else None)
+def _attr_key(attrs: dict[str, Any], read: set[str] | None) -> Hashable:
+    return tuple(sorted((k, _value(v)) for k, v in attrs.items() if read is None or k in read))
 
 
-def _slice_key(s: ResourceSlice, read: set[str] | None) -> Hashable:
-    sp = s.spec
-    sets = tuple((cs.name, tuple(sorted((k, _n(v.value.value)) for k, v in (cs.counters or {}).items())))
-                 for cs in sp.shared_counters or [])
-    devs = tuple(_device_key(d, read) for d in sp.devices or [])
-    return (sp.driver, sp.pool.generation, sp.pool.resource_slice_count, bool(sp.node_name),
-            repr((sp.node_selector, sp.all_nodes, sp.per_device_node_selection)), sets, devs)
+def _caps_key(caps: dict[str, DeviceCapacity], read: set[str] | None) -> Hashable:
+    return tuple(sorted((k, _capacity(v)) for k, v in caps.items() if read is None or k in read))
+
+
+def _cons_key(cons: list[Any]) -> Hashable:
+    return tuple((cc.counter_set, tuple(sorted((k, v.value.value) for k, v in (cc.counters or {}).items())))
+                 for cc in cons)
+
+
+_NONE: tuple[()] = ()
+
+
+class Fingerprints:
+    """:func:`node_fingerprint` for many nodes at the cost of what differs
+    between them. The parts a load shares between devices (attribute and
+    capacity maps, consumption lists: :mod:`dralloc.io.share`) are reduced
+    once each, by identity; equal reductions, device keys and fingerprints
+    are one object (nodes of one type hold one fingerprint, not a copy
+    each); the allocated devices are indexed by pool once."""
+
+    def __init__(self, allocated: Iterable[tuple[str, str, str]], read: set[str] | None) -> None:
+        self.read = read
+        self.taken: dict[tuple[str, str], list[str]] = {}
+        for drv, pool, dev in allocated:
+            self.taken.setdefault((drv, pool), []).append(dev)
+        self._parts: dict[int, tuple[object, Hashable]] = {}   # id(part) -> (part, its reduction)
+        self._canon: dict[Hashable, Hashable] = {}
+
+    def _one(self, key: Hashable) -> Hashable:
+        return self._canon.setdefault(key, key)
+
+    def _part(self, part: Any, reduce: Any) -> Hashable:
+        hit = self._parts.get(id(part))
+        if hit is not None and hit[0] is part:
+            return hit[1]
+        key = self._one(reduce(part))
+        self._parts[id(part)] = (part, key)   # the part is held: its id is not reused
+        return key
+
+    def device(self, d: Device) -> Hashable:
+        read = self.read
+        a = self._part(d.attributes, lambda m: _attr_key(m, read)) if d.attributes else _NONE
+        c = self._part(d.capacity, lambda m: _caps_key(m, read)) if d.capacity else _NONE
+        cons = self._part(d.consumes_counters, _cons_key) if d.consumes_counters else _NONE
+        extra = (d.taints, d.binding_conditions, d.binds_to_node, d.allow_multiple_allocations,
+                 d.node_name, d.all_nodes, d.node_selector)
+        return self._one((d.name, a, c, cons, repr(extra) if any(x is not None for x in extra) else None))
+
+    def slice(self, s: ResourceSlice) -> Hashable:
+        sp = s.spec
+        sets = tuple((cs.name, tuple(sorted((k, _n(v.value.value)) for k, v in (cs.counters or {}).items())))
+                     for cs in sp.shared_counters or [])
+        devs = tuple(self.device(d) for d in sp.devices or [])
+        return self._one((sp.driver, sp.pool.generation, sp.pool.resource_slice_count, bool(sp.node_name),
+                          repr((sp.node_selector, sp.all_nodes, sp.per_device_node_selection)), sets, devs))
+
+    def node(self, node: Node, slices: list[ResourceSlice]) -> Hashable:
+        """What the allocator can tell of ``node`` and its slices, names left out."""
+        pools: dict[tuple[str, str], list[ResourceSlice]] = {}
+        for s in slices:
+            pools.setdefault((s.spec.driver, s.spec.pool.name), []).append(s)
+        parts = []
+        selects = False
+        for (driver, name) in sorted(pools, key=lambda k: (k[0].encode(), k[1].encode())):
+            group = pools[(driver, name)]
+            selects = selects or any(not s.spec.node_name or s.spec.per_device_node_selection for s in group)
+            taken = tuple(sorted(self.taken.get((driver, name), ())))
+            # the search walks a pool's slices in name order (incubating) or in
+            # input order (stable): both orders are part of the key, never the
+            # names themselves (they carry random suffixes)
+            by_name = tuple(sorted(range(len(group)), key=lambda i: group[i].name))
+            parts.append((driver, tuple(self.slice(s) for s in group), by_name, taken))
+        labels = tuple(sorted((node.metadata.labels or {}).items())) if selects else ()
+        return self._one((tuple(parts), labels))
 
 
 def node_fingerprint(node: Node, slices: list[ResourceSlice], allocated: set[tuple[str, str, str]],
                      read: set[str] | None) -> Hashable:
-    pools: dict[tuple[str, str], list[ResourceSlice]] = {}
-    for s in slices:
-        pools.setdefault((s.spec.driver, s.spec.pool.name), []).append(s)
-    parts = []
-    selects = False
-    for (driver, name) in sorted(pools, key=lambda k: (k[0].encode(), k[1].encode())):
-        group = pools[(driver, name)]
-        selects = selects or any(not s.spec.node_name or s.spec.per_device_node_selection for s in group)
-        taken = tuple(sorted(dev for drv, pool, dev in allocated if drv == driver and pool == name))
-        # the search walks a pool's slices in name order (incubating) or in
-        # input order (stable): both orders are part of the key, never the
-        # names themselves (they carry random suffixes)
-        by_name = tuple(sorted(range(len(group)), key=lambda i: group[i].name))
-        parts.append((driver, tuple(_slice_key(s, read) for s in group), by_name, taken))
-    labels = tuple(sorted((node.metadata.labels or {}).items())) if selects else ()
-    return (tuple(parts), labels)
+    """One node's fingerprint (:class:`Fingerprints` for many)."""
+    return Fingerprints(allocated, read).node(node, slices)
 
 
 def pool_names(slices: list[ResourceSlice]) -> list[tuple[str, str]]:

@@ -1,13 +1,15 @@
 """Building models from raw documents at parse speed.
 
 A cluster repeats itself: the same attribute values, capacities, counter
-consumptions and counter sets appear on thousands of devices. So a
-ResourceSlice's devices are built from parts validated once per distinct raw
-value (keyed by the raw value itself; models are frozen, so the parts are
-shared), and pydantic then only assembles each device from validated parts.
+consumptions and counter sets appear on thousands of devices, whole maps of
+them on every node of a type. So a ResourceSlice's devices are built from
+parts validated once per distinct raw value (:mod:`.parts`; models are
+frozen, so the parts are shared, across a whole load inside
+:func:`dralloc.io.share.sharing`), and each device is assembled from its
+validated parts without validating it again (:class:`dralloc.io.share.Assembler`).
 The result is exactly what validating the whole object gives (same models,
-equal, same fields set); anything unusual — a part that does not validate, a
-shape the caches do not know — makes the whole object go through ordinary
+equal, same fields set); anything unusual -- a part that does not validate,
+a shape the caches do not know -- makes the whole object go through ordinary
 validation, whose error names the field.
 
 :func:`quiet_gc` keeps Python's cyclic garbage collector out of a load: the
@@ -18,138 +20,118 @@ otherwise traverse every one of them again and again as the heap grows (about
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
-import orjson
 from pydantic import ValidationError
 
-from dralloc.models import (
-    CounterSet,
-    DeviceAttribute,
-    DeviceCapacity,
-    DeviceCounterConsumption,
-    ResourceSlice,
-    TypedObject,
-)
-from dralloc.models.base import K8sModel
+from dralloc.io import parts, share
+from dralloc.io.parts import KEY_ERRORS, Unusual, dumps, intern
+from dralloc.models import ResourceSlice, TypedObject
 from dralloc.models.resource import Device
 
-M = TypeVar("M", bound=K8sModel)
-CACHE_LIMIT = 200_000  # entries per cache; beyond it parts are validated without being remembered
+_PLAIN = {"name": "name", "attributes": "attributes", "capacity": "capacity", "consumesCounters": "consumes_counters"}
+_PARTS: dict[str, tuple[str, type, Any]] = {
+    "attributes": ("attributes", dict, parts.attributes), "capacity": ("capacity", dict, parts.capacity_map),
+    "consumesCounters": ("consumes_counters", list, parts.consumption_list),
+}
+_DEVICE = share.Assembler(Device)
+_ALL = ("name", "attributes", "capacity", "consumes_counters")
+_PLAIN_DEVICE = _DEVICE.maker(_ALL)   # a device with all four
 
 
-class _Parts:
-    """Validated parts, one per distinct raw value."""
-
-    def __init__(self, model: type[M], key: Callable[[Any], Hashable]) -> None:
-        self.model = model
-        self.key = key
-        self.seen: dict[Hashable, Any] = {}
-
-    def __call__(self, raw: Any) -> Any:
-        try:
-            k = self.key(raw)
-            hit = self.seen.get(k)
-        except (TypeError, ValueError, AttributeError, KeyError, orjson.JSONEncodeError):
-            return self.model.model_validate(raw)  # not hashable as a key: validate as it is
-        if hit is None:
-            hit = self.model.model_validate(raw)
-            if len(self.seen) < CACHE_LIMIT:
-                self.seen[k] = hit
-        return hit
+def _device(raw: dict[str, Any], tables: share.Tables) -> Device:
+    """A device beyond name, attributes, capacity and consumption: its maps
+    and lists shared, pydantic validates the rest."""
+    values = dict(raw)
+    for alias, (tag, kind, make) in _PARTS.items():
+        value = raw.get(alias)
+        if type(value) is kind:
+            values[alias] = parts.shared(value, tag, make, tables)
+    return Device.model_validate(values)
 
 
-def _attribute_key(raw: dict[str, Any]) -> Hashable:
-    ((kind, value),) = raw.items()  # one value per attribute; anything else is not cached
-    return kind, type(value), value
-
-
-def _capacity_key(raw: dict[str, Any]) -> Hashable:
-    if len(raw) != 1 or "value" not in raw:
-        return orjson.dumps(raw)
-    value = raw["value"]
-    return type(value), value
-
-
-_ATTRIBUTES = _Parts(DeviceAttribute, _attribute_key)
-_CAPACITIES = _Parts(DeviceCapacity, _capacity_key)
-_CONSUMPTIONS = _Parts(DeviceCounterConsumption, orjson.dumps)
-_COUNTER_SETS = _Parts(CounterSet, orjson.dumps)
-
-
-class _Unusual(Exception):
-    """A shape the fast path does not handle: validate the whole object."""
-
-
-_SCALARS = frozenset({str, int, bool, float})
-
-
-def _attributes(raw: dict[str, Any]) -> dict[str, DeviceAttribute]:
-    """A device's attributes, each value validated once per distinct
-    (type, value) — the hot loop of a load, hence written out."""
-    seen = _ATTRIBUTES.seen
-    out = {}
-    for name, attr in raw.items():
-        hit = None
-        if type(attr) is dict and len(attr) == 1:
-            for kind, value in attr.items():
-                if type(value) in _SCALARS:
-                    hit = seen.get((kind, type(value), value))
-        out[name] = hit if hit is not None else _ATTRIBUTES(attr)
-    return out
-
-
-def _consumptions(raw: list[Any]) -> list[DeviceCounterConsumption]:
-    seen = _CONSUMPTIONS.seen
+def _devices(devices: list[Any], tables: share.Tables) -> list[Device]:
+    """A slice's devices. A device of name, attributes, capacity and counter
+    consumption only (what drivers publish) is assembled from shared parts,
+    and is shared itself when another slice holds the same device (same name
+    and parts) -- the hot loop of a load, hence written out."""
+    pairs = parts.bodies(devices, tables)
+    amap, origin, first, devices_seen, here = (tables.maps["attributes"], tables.origin, tables.first, tables.devices,
+                                              tables.slice)
     out = []
-    for c in raw:
-        try:
-            hit = seen.get(orjson.dumps(c))
-        except (TypeError, orjson.JSONEncodeError):
-            hit = None
-        out.append(hit if hit is not None else _CONSUMPTIONS(c))
+    for raw, (caps, cons) in zip(devices, pairs, strict=True):
+        name = raw.get("name")
+        if type(name) is not str or not raw.keys() <= _PLAIN.keys():
+            out.append(_device(raw, tables))
+            continue
+        attrs = raw.get("attributes")
+        if attrs is not None:
+            if type(attrs) is not dict:
+                raise Unusual
+            try:
+                key = dumps(attrs)
+            except KEY_ERRORS:
+                raise Unusual from None
+            hit = amap.get(key)
+            attrs = hit if hit is not None else parts.shared(attrs, "attributes", parts.attributes, tables)
+        values = {"name": intern(name), "attributes": attrs, "capacity": caps, "consumes_counters": cons}
+        given = _ALL if len(raw) == 4 else tuple(f for a, f in _PLAIN.items() if a in raw)
+        if attrs is not None and origin.get(id(attrs)) == here:
+            # attributes of this slice's own: remembered with them
+            dev = _PLAIN_DEVICE(values) if given is _ALL else _DEVICE(values, given)
+            built = first.get(id(attrs))
+            if built is None:
+                first[id(attrs)] = [dev]
+            else:
+                built.append(dev)
+            out.append(dev)
+            continue
+        whole = (given, values["name"], id(attrs), id(caps), id(cons))
+        hit = devices_seen.get(whole)
+        if hit is None:
+            hit = _first(tables, attrs, values, given) or _DEVICE(values, given)
+            tables.remember(devices_seen, whole, hit)
+        out.append(hit)
     return out
 
 
-def _device(raw: Any) -> Device:
-    if type(raw) is not dict:
-        raise _Unusual
-    parts = dict(raw)
-    attributes = raw.get("attributes")
-    if attributes is not None:
-        parts["attributes"] = _attributes(attributes)
-    capacity = raw.get("capacity")
-    if capacity is not None:
-        parts["capacity"] = {k: _CAPACITIES(v) for k, v in capacity.items()}
-    consumes = raw.get("consumesCounters")
-    if consumes is not None:
-        parts["consumesCounters"] = _consumptions(consumes)
-    return Device.model_validate(parts)
+def _first(tables: share.Tables, attrs: Any, values: dict[str, Any], given: tuple[str, ...]) -> Device | None:
+    """The device built the same way in the slice that first held these
+    attributes (so that the first node of a type shares with the others)."""
+    for dev in tables.first.get(id(attrs), ()):
+        if (dev.name is values["name"] and dev.capacity is values["capacity"]
+                and dev.consumes_counters is values["consumes_counters"] and dev.model_fields_set == set(given)):
+            return dev  # type: ignore[no-any-return]
+    return None
 
 
-def _slice(data: dict[str, Any]) -> ResourceSlice:
+def _slice(data: dict[str, Any], tables: share.Tables) -> ResourceSlice:
     spec = data.get("spec")
     if type(spec) is not dict:
-        raise _Unusual
+        raise Unusual
+    tables.slice += 1
     spec = dict(spec)
     devices = spec.get("devices")
     if devices is not None:
-        spec["devices"] = [_device(d) for d in devices]
-    shared = spec.get("sharedCounters")
-    if shared is not None:
-        spec["sharedCounters"] = [_COUNTER_SETS(c) for c in shared]
+        if type(devices) is not list:
+            raise Unusual
+        spec["devices"] = _devices(devices, tables)
+    counter_sets = spec.get("sharedCounters")
+    if counter_sets is not None:
+        spec["sharedCounters"] = [parts.COUNTER_SETS(c) for c in counter_sets]
     return ResourceSlice.model_validate({**data, "spec": spec})
 
 
 def validate(model: type[TypedObject], data: dict[str, Any]) -> TypedObject:
     """``model.model_validate(data)``, faster for ResourceSlices; raises the
-    same ValidationError for invalid input."""
+    same ValidationError for invalid input. Inside :func:`share.sharing`,
+    slices share what is identical between them."""
     if model is ResourceSlice:
         try:
-            return _slice(data)
-        except (_Unusual, ValidationError, TypeError, ValueError, AttributeError):
+            return _slice(data, share.current())
+        except (Unusual, ValidationError, TypeError, ValueError, AttributeError):
             pass  # the whole object's validation says what is wrong, where
     return model.model_validate(data)
 

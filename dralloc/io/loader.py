@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from dralloc.errors import InputError, InputErrors
-from dralloc.io import build, registry
+from dralloc.io import build, registry, share
 from dralloc.io.defaults import default_claim, default_namespace, default_template
 from dralloc.io.mixins import flatten_slice
 from dralloc.io.parse import RawDocument, UnreadableError, read_documents
@@ -354,7 +354,7 @@ def load(inputs: Iterable[Input], *, collect: bool = False, strict: bool = False
     items = expand(inputs)
     version = release(items, kubernetes_version)  # a cluster's release when none is given: asked first
     meter = LoadProgress(sum(size(i) for i in items), progress)
-    with build.quiet_gc():
+    with build.quiet_gc(), share.sharing():   # nodes of one type share their devices' parts
         for doc in documents(items, meter):
             if isinstance(doc, InputError):
                 reader.out.errors.append(doc)

@@ -38,8 +38,11 @@ def needs_flattening(s: ResourceSlice) -> bool:
         if cs.includes is not None:
             return True
     for d in spec.devices or ():
-        if d.includes is not None or any(c.includes is not None for c in d.consumes_counters or ()):
+        if d.includes is not None:
             return True
+        for c in d.consumes_counters or ():
+            if c.includes is not None:
+                return True
     return False
 
 

@@ -33,6 +33,7 @@ import fast_yaml
 import orjson
 
 from dralloc.errors import InputError
+from dralloc.io import jsonlist
 from dralloc.io.dupkeys import json_duplicate, may_hide_duplicates
 from dralloc.io.goyaml import MAX_DEPTH, DuplicateKeys, YAMLMeaningError, load_exact
 from dralloc.io.lists import SPLIT_ABOVE, ListCut, cut_json, cut_yaml, is_list_envelope
@@ -368,6 +369,32 @@ def _list_items(chunk: Chunk, cut: ListCut, source: str) -> Iterator[RawDocument
             yield RawDocument(source, chunk.index, item, k)
 
 
+def _parse_item(data: bytes, line: int) -> Any:
+    """One item of a JSON List, as JSON."""
+    values = _parse_json(data, line)
+    if len(values) != 1:
+        raise UnreadableError("not one JSON value")
+    return values[0]
+
+
+def _json_list(stream: BinaryIO, env: jsonlist.Envelope, source: str, json_file: bool,
+               progress: Progress | None) -> Iterator[RawDocument | UnreadableError]:
+    """The items of a large JSON List file, read in blocks (:mod:`.jsonlist`);
+    from the first item its layout does not delimit on, the document is read
+    as before it was streamed (whole, then cut if it can be)."""
+    reader = jsonlist.ItemReader(stream, env, _parse_item, progress)
+    for j, item in enumerate(reader):
+        yield RawDocument(source, 0, item, j)
+    if not reader.complete:
+        stream.seek(0)
+        data = stream.read()
+        if progress is not None:
+            progress(len(data))
+        for doc in _documents(Chunk(0, data, 1), source, json_file, True):
+            if not isinstance(doc, RawDocument) or doc.item is None or doc.item >= reader.count:
+                yield doc
+
+
 def _is_list(d: Any) -> bool:
     return (isinstance(d, dict) and isinstance(d.get("kind"), str) and d["kind"].endswith("List")
             and "items" in d)
@@ -386,8 +413,11 @@ def iter_documents(path: Path | None, progress: Progress | None = None,
         return
     json_file = path is not None and path.suffix == ".json"
     try:
-        whole = _json_file(stream, progress) if path is not None else None
-        if whole is not None:
+        env = jsonlist.envelope(stream) if path is not None and lists else None
+        whole = _json_file(stream, progress) if path is not None and env is None else None
+        if env is not None:
+            yield from _json_list(stream, env, source, json_file, progress)
+        elif whole is not None:
             yield from _documents(whole, source, json_file, lists)
         else:
             yield from iter_raw(stream, source, json_file=json_file, progress=progress, lists=lists)

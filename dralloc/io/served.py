@@ -10,6 +10,7 @@ had for any release afterwards (``compare-versions`` asks two)."""
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from dralloc.io.parse import RawDocument
@@ -31,16 +32,13 @@ def present(obj: Any, path: str) -> bool:
     for part in path.split("."):
         many = part.endswith("[]")
         attr = _snake(part.removesuffix("[]"))
-        nxt: list[Any] = []
-        for o in level:
-            v = getattr(o, attr, None)
-            if v is None:
-                continue
-            if many:
-                nxt.extend(v)
-            else:
-                nxt.append(v)
-        level = nxt
+        try:   # a slice's devices: one C-level pass (the loader pays this per slice)
+            values = list(map(attrgetter(attr), level))
+        except AttributeError:
+            values = [getattr(o, attr, None) for o in level]
+        if values.count(None) == len(values):
+            return False
+        level = [x for v in values if v is not None for x in v] if many else [v for v in values if v is not None]
         if not level:
             return False
     return True

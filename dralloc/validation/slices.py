@@ -3,21 +3,15 @@ Kubernetes 1.36: pkg/apis/resource/validation).
 
 Slices are checked as dralloc holds them: converted to v1 and with KEP-5234
 mixins already flattened, so the per-device limits apply to the flattened
-device as the KEP requires."""
+device as the KEP requires. The devices' parts (attributes, capacities,
+counter consumptions) are checked in :mod:`.parts`, each shared part once."""
 
 from __future__ import annotations
 
-from dralloc.models import (
-    Device,
-    DeviceAttribute,
-    DeviceCapacity,
-    DeviceTaint,
-    NodeSelector,
-    ResourceSlice,
-)
-from dralloc.models.resource import CounterSet, DeviceCounterConsumption
+from dralloc.models import Device, DeviceTaint, NodeSelector, ResourceSlice
+from dralloc.models.resource import CounterSet
 from dralloc.validation import formats as f
-from dralloc.validation.capacity import capacity
+from dralloc.validation import parts
 from dralloc.validation.finding import Collector
 from dralloc.validation.nodealloc import node_allocatable
 
@@ -25,13 +19,10 @@ MAX_DEVICES = 128
 MAX_DEVICES_WITH_TAINTS_OR_COUNTERS = 64
 MAX_ATTRIBUTES_AND_CAPACITIES = 32
 MAX_ATTRIBUTE_VALUES = 48
-MAX_CONSUMPTIONS_PER_DEVICE = 2
-MAX_COUNTERS_PER_CONSUMPTION = 32
 MAX_COUNTER_SETS = 8
 MAX_COUNTERS_PER_SET = 32
 MAX_TAINTS = 16
 MAX_BINDING_CONDITIONS = 4
-MAX_ATTRIBUTE_STRING = 64
 TAINT_EFFECTS = ("NoSchedule", "NoExecute", "None")
 SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
@@ -139,43 +130,6 @@ def _counter_sets(c: Collector, sets: list[CounterSet]) -> None:
             f.dns_label(c, f"{path}.counters[{name}]", name, "counter name")
 
 
-def _attribute(c: Collector, path: str, attr: DeviceAttribute) -> int:
-    """Check one attribute; returns how many values it holds (list items counted)."""
-    scalars = [v for v in (attr.int_, attr.bool_, attr.string, attr.version) if v is not None]
-    lists = [v for v in (attr.ints, attr.bools, attr.strings, attr.versions) if v is not None]
-    if len(scalars) + len(lists) != 1:
-        kinds = attr.set_fields()
-        c.add(path, "device.attribute.one-value", "exactly one of int, bool, string, version (or "
-              "their list forms) must be set" + (f"; found {', '.join(kinds)}" if kinds else ""))
-    if scalars and not lists:
-        _attribute_value(c, path, attr, scalars[0])
-        return 1
-    for name in ("ints", "bools", "strings", "versions"):
-        if getattr(attr, name) == []:
-            c.add(f"{path}.{name}", "device.attribute.one-value", f"{name} must not be empty if set")
-    for v in [*scalars, *(x for lst in lists for x in lst)]:
-        _attribute_value(c, path, attr, v)
-    return sum(len(x) for x in lists) or 1
-
-
-def _attribute_value(c: Collector, path: str, attr: DeviceAttribute, v: object) -> None:
-    if isinstance(v, bool):
-        return
-    if isinstance(v, int):
-        f.int64(c, path, v, "int attribute")
-    elif isinstance(v, str) and (v == attr.version or (attr.versions and v in attr.versions)):
-        if _bytes(v) > MAX_ATTRIBUTE_STRING or not f.SEMVER.match(v):
-            c.add(path, "device.attribute.version", f"version {v!r} must be a semantic version "
-                  f"(MAJOR.MINOR.PATCH) of at most {MAX_ATTRIBUTE_STRING} bytes")
-    elif isinstance(v, str) and _bytes(v) > MAX_ATTRIBUTE_STRING:
-        c.add(path, "device.attribute.string", f"string values are at most {MAX_ATTRIBUTE_STRING} bytes "
-              "(UTF-8; Go's len, for scalars and, from 1.37, each list element alike)")
-
-
-def _bytes(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
 def _device_selection(c: Collector, path: str, d: Device, per_device: bool) -> None:
     given = [n for n, v in (("nodeName", d.node_name), ("nodeSelector", d.node_selector),
                             ("allNodes", d.all_nodes)) if v is not None]
@@ -231,79 +185,6 @@ def binding_conditions(c: Collector, path: str, conds: list[str] | None, failure
         c.add(path, f"{rule}.pair", "bindingConditions and bindingFailureConditions must be set together")
 
 
-class _Clean:
-    """Parts found clean, by identity: a loaded cluster shares its attribute
-    values, capacities and counter consumptions between devices, so each is
-    checked once. The part itself is held, so its id cannot be reused."""
-
-    def __init__(self) -> None:
-        self.seen: dict[tuple[int, bool], tuple[object, int]] = {}
-
-    def get(self, part: object, flag: bool = False) -> int | None:
-        hit = self.seen.get((id(part), flag))
-        return hit[1] if hit is not None and hit[0] is part else None
-
-    def put(self, part: object, value: int, flag: bool = False) -> None:
-        if len(self.seen) < 1 << 16:
-            self.seen[(id(part), flag)] = (part, value)
-
-
-_CLEAN_ATTRIBUTES, _CLEAN_CAPACITIES, _CLEAN_CONSUMPTIONS = _Clean(), _Clean(), _Clean()
-
-
-def _consumptions(c: Collector, path: str, cons: list[DeviceCounterConsumption]) -> None:
-    if c.limit(path, "device.consumes-counters.max", "counter consumptions", len(cons), MAX_CONSUMPTIONS_PER_DEVICE):
-        return
-    for k, cc in enumerate(cons):
-        if k and cc.counter_set in (x.counter_set for x in cons[:k]):
-            c.add(f"{path}[{k}].counterSet", "device.consumes-counters.unique",
-                  f"counter set {cc.counter_set!r} is consumed twice by this device")
-        if _CLEAN_CONSUMPTIONS.get(cc) is None:
-            before = len(c.findings)
-            _consumption(c, f"{path}[{k}]", cc)
-            if len(c.findings) == before:
-                _CLEAN_CONSUMPTIONS.put(cc, 1)
-
-
-def _consumption(c: Collector, cpath: str, cc: DeviceCounterConsumption) -> None:
-    f.dns_label(c, f"{cpath}.counterSet", cc.counter_set, "counter set name")
-    counters = cc.counters or {}
-    if not counters:
-        c.add(f"{cpath}.counters", "device.consumes-counters.counters", "at least one counter is required")
-    elif not c.limit(f"{cpath}.counters", "device.consumes-counters.counters", "counters", len(counters),
-                     MAX_COUNTERS_PER_CONSUMPTION):
-        for name in counters:
-            if not f.is_dns_label(name):
-                f.dns_label(c, f"{cpath}.counters[{name}]", name, "counter name")
-
-
-def _attributes(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> int:
-    """Check a device's attributes; returns how many values they hold."""
-    values = 0
-    for name, attr in attrs.items():
-        if not f.known_qualified_name(name):
-            f.qualified_name(c, f"{path}.attributes[{name}]", name, "attribute name")
-        n = _CLEAN_ATTRIBUTES.get(attr)
-        if n is None:
-            before = len(c.findings)
-            n = _attribute(c, f"{path}.attributes[{name}]", attr)
-            if len(c.findings) == before:
-                _CLEAN_ATTRIBUTES.put(attr, n)
-        values += n
-    return values
-
-
-def _capacities(c: Collector, path: str, caps: dict[str, DeviceCapacity], multi: bool) -> None:
-    for name, cap in caps.items():
-        if not f.known_qualified_name(name):
-            f.qualified_name(c, f"{path}.capacity[{name}]", name, "capacity name")
-        if _CLEAN_CAPACITIES.get(cap, multi) is None:
-            before = len(c.findings)
-            capacity(c, f"{path}.capacity[{name}]", cap, multi)
-            if len(c.findings) == before:
-                _CLEAN_CAPACITIES.put(cap, 1, multi)
-
-
 def _device(c: Collector, i: int, d: Device, per_device: bool) -> None:
     path = f"spec.devices[{i}]"
     if not f.is_dns_label(d.name):
@@ -312,13 +193,13 @@ def _device(c: Collector, i: int, d: Device, per_device: bool) -> None:
     if len(attrs) + len(caps) > MAX_ATTRIBUTES_AND_CAPACITIES:
         c.add(path, "device.attributes.max", f"{len(attrs)} attributes + {len(caps)} capacities "
               f"(after mixins), at most {MAX_ATTRIBUTES_AND_CAPACITIES} together are allowed")
-    values = _attributes(c, path, attrs)
+    values = parts.attributes(c, path, attrs)
     if values > MAX_ATTRIBUTE_VALUES:
         c.add(path, "device.attributes.max", f"{values} attribute values (list items counted), "
               f"at most {MAX_ATTRIBUTE_VALUES} are allowed")
-    _capacities(c, path, caps, bool(d.allow_multiple_allocations))
+    parts.capacities(c, path, caps, bool(d.allow_multiple_allocations))
     if d.consumes_counters:
-        _consumptions(c, f"{path}.consumesCounters", d.consumes_counters)
+        parts.consumptions(c, f"{path}.consumesCounters", d.consumes_counters)
     if per_device or d.node_name is not None or d.node_selector is not None or d.all_nodes is not None:
         _device_selection(c, path, d, bool(per_device))
     if d.taints:
@@ -338,18 +219,40 @@ def _advanced(d: Device) -> bool:
 
 def _devices(c: Collector, s: ResourceSlice) -> None:
     devices = s.spec.devices or []
-    heavy = any(_advanced(d) for d in devices)
-    most = MAX_DEVICES_WITH_TAINTS_OR_COUNTERS if heavy else MAX_DEVICES
-    if len(devices) > most:
-        why = " (a device has taints, consumes counters or has list attributes)" if heavy else ""
-        c.add("spec.devices", "slice.devices.max", f"{len(devices)} devices, at most {most} are allowed{why}")
-        return
+    if len(devices) > MAX_DEVICES_WITH_TAINTS_OR_COUNTERS:
+        heavy = any(_advanced(d) for d in devices)
+        most = MAX_DEVICES_WITH_TAINTS_OR_COUNTERS if heavy else MAX_DEVICES
+        if len(devices) > most:
+            why = " (a device has taints, consumes counters or has list attributes)" if heavy else ""
+            c.add("spec.devices", "slice.devices.max", f"{len(devices)} devices, at most {most} are allowed{why}")
+            return
     seen: set[str] = set()
+    per_device = bool(s.spec.per_device_node_selection)
     for i, d in enumerate(devices):
         if d.name in seen:
             c.add(f"spec.devices[{i}].name", "slice.devices.unique", f"duplicate device name {d.name!r}")
         seen.add(d.name)
-        _device(c, i, d, bool(s.spec.per_device_node_selection))
+        if per_device or not _known_clean(d):
+            _device(c, i, d, per_device)
+
+
+def _known_clean(d: Device) -> bool:
+    """A device of a name and parts already found clean (what drivers
+    publish, as the loader shares it): nothing to check, no path to build."""
+    if (d.taints is not None or d.binding_conditions is not None or d.binding_failure_conditions is not None
+            or d.node_name is not None or d.node_selector is not None or d.all_nodes is not None
+            or d.node_allocatable_resources is not None or d.node_allocatable_resource_mappings is not None
+            or not f.is_dns_label(d.name)):
+        return False
+    attrs, caps, cons = d.attributes, d.capacity, d.consumes_counters
+    values = parts.known_map(attrs) if attrs else 0
+    if values is None or values > MAX_ATTRIBUTE_VALUES:
+        return False
+    if len(attrs or ()) + len(caps or ()) > MAX_ATTRIBUTES_AND_CAPACITIES:
+        return False
+    if caps and parts.CLEAN_CAPACITY_MAPS[bool(d.allow_multiple_allocations)].get(caps) is None:
+        return False
+    return not cons or parts.CLEAN_MAPS.get(cons) is not None
 
 
 def check_slice(c: Collector, s: ResourceSlice) -> None:

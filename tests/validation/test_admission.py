@@ -172,3 +172,36 @@ def test_a_shared_bad_part_is_reported_on_every_device(tmp_path: Path) -> None:
         admit(objs)
     fields = [err.field for err in e.value.errors]
     assert fields == [f"spec.devices[{i}].attributes[driverVersion]" for i in range(3)]
+
+
+def _gpu_slice(node: str, uuid: str, model: str) -> str:
+    devices = "".join(f"  - name: gpu-{i}\n    attributes:\n      uuid: {{string: {uuid}-{i}}}\n"
+                      f"      model: {{string: {model}}}\n      index: {{int: {i}}}\n"
+                      f"    capacity:\n      memory: {{value: 40Gi}}\n" for i in range(2))
+    return (f"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: {node}-gpus}}\nspec:\n"
+            f"  driver: d.example.com\n  nodeName: {node}\n  pool: {{name: {node}, resourceSliceCount: 1}}\n"
+            f"  devices:\n" + devices)
+
+
+def test_parts_shared_across_nodes_are_reported_on_each_node(tmp_path: Path) -> None:
+    """Nodes of one type share everything but their UUIDs: a clean shared
+    entry is checked once, yet a bad value is reported on every device and
+    node holding it, and a bad UUID on one node only on that node's devices."""
+    long = "x" * 65
+    f = tmp_path / "nodes.yaml"
+    f.write_text("---\n".join([_gpu_slice("a", "GPU-a", "A100"), _gpu_slice("b", "GPU-b", "A100"),
+                               _gpu_slice("c", long, "A100"), _gpu_slice("d", "GPU-d", long),
+                               _gpu_slice("e", "GPU-e", long)]))
+    objs = load([f])
+    a, b = (s.spec.devices or [] for s in objs.slices[:2])
+    assert a[0].capacity is b[0].capacity and a[0].attributes["model"] is b[0].attributes["model"]  # type: ignore[index]
+    assert a[0].attributes is not b[0].attributes
+    with pytest.raises(InputErrors) as e:
+        admit(objs)
+    got = sorted((err.obj or "", err.field or "") for err in e.value.errors)
+    want = sorted([("ResourceSlice c-gpus", f"spec.devices[{i}].attributes[uuid]") for i in range(2)]
+                  + [(f"ResourceSlice {n}-gpus", f"spec.devices[{i}].attributes[model]") for n in "de" for i in range(2)])
+    assert got == want
+    with pytest.raises(InputErrors) as again:   # what was found clean before hides nothing the next time
+        admit(load([f]))
+    assert sorted((err.obj or "", err.field or "") for err in again.value.errors) == want

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from dralloc.errors import InputError
-from dralloc.io import ObjectSet, parse_object
+from dralloc.io import ObjectSet, parse_object, share
 from dralloc.planner.generate import dranet, nvidia, tpu
 from dralloc.planner.generate.demand import (  # noqa: F401  (the generator's public API)
     REPLICAS,
@@ -105,8 +105,9 @@ def node_objects(name: str, gpu: str, gpus: int, nics: int = 0, profiles: Iterab
 def objects(docs: Iterable[Obj]) -> ObjectSet:
     """Parse generated documents into an :class:`ObjectSet`."""
     out = ObjectSet()
-    for i, d in enumerate(docs):
-        obj = parse_object(d, f"generated#{i}")
-        if obj is not None:
-            out.add(obj)
+    with share.sharing():   # nodes of one type share their devices' parts
+        for i, d in enumerate(docs):
+            obj = parse_object(d, f"generated#{i}")
+            if obj is not None:
+                out.add(obj)
     return out

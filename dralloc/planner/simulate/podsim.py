@@ -38,7 +38,7 @@ from dralloc.audit.tiebreak import CyclePod, CycleResult, gang_cycle
 from dralloc.cluster import Cluster
 from dralloc.errors import InputError
 from dralloc.features import Features, Variant
-from dralloc.inventory.fingerprint import node_fingerprint, pool_names, read_attributes
+from dralloc.inventory.fingerprint import Fingerprints, pool_names, read_attributes
 from dralloc.inventory.nodesel import NodeSelectorError, allocation_admits
 from dralloc.io import ObjectSet
 from dralloc.models import (
@@ -99,17 +99,17 @@ class NodeObjects:
         self._cache: dict[str, ObjectSet] = {}
         self.probes = list(probes)
         self._prints: dict[str, Hashable] = {}
-        self._read: set[str] | None = None
-        self._taken: set[tuple[str, str, str]] | None = None
+        self._fingerprints: Fingerprints | None = None
 
     def fingerprint(self, node: Node) -> Hashable:
         """Identical for nodes the allocator cannot tell apart for the probes
-        (:func:`node_fingerprint`, input allocations included)."""
+        (:class:`Fingerprints`, input allocations included)."""
         if node.name not in self._prints:
-            if self._taken is None:
-                self._read = read_attributes(self.objs.classes, self.probes)
-                self._taken = {(r.driver, r.pool, r.device) for c in self.objs.claims for r in _results(c)}
-            self._prints[node.name] = node_fingerprint(node, self.get(node).slices, self._taken, self._read)
+            if self._fingerprints is None:
+                self._fingerprints = Fingerprints(
+                    ((r.driver, r.pool, r.device) for c in self.objs.claims for r in _results(c)),
+                    read_attributes(self.objs.classes, self.probes))
+            self._prints[node.name] = self._fingerprints.node(node, self.get(node).slices)
         return self._prints[node.name]
 
     def pools(self, node: Node) -> list[tuple[str, str]]:

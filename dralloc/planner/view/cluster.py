@@ -18,7 +18,7 @@ import networkx as nx
 from dralloc.errors import AllocationError, InputError
 from dralloc.features import DEFAULT_GATES as FEATURE_DEFAULTS
 from dralloc.features import Features
-from dralloc.inventory.fingerprint import node_fingerprint, pool_names, read_attributes
+from dralloc.inventory.fingerprint import Fingerprints, pool_names, read_attributes
 from dralloc.inventory.pools import Pool, PoolDevice
 from dralloc.inventory.problem import Problem, build_problem
 from dralloc.inventory.taints import blocking_taint
@@ -157,13 +157,13 @@ class ClusterBuilder:
         allocated = [c for c in self.objs.claims if c.status and c.status.allocation]
         taken = {(r.driver, r.pool, r.device) for c in allocated if c.status and c.status.allocation
                  and c.status.allocation.devices for r in c.status.allocation.devices.results or []}
-        read = read_attributes(self.objs.classes, self.probes)
+        prints = Fingerprints(taken, read_attributes(self.objs.classes, self.probes))
         seen: dict[object, tuple[int, list[tuple[str, str]]]] = {}
         for i, node in enumerate(sorted(nodes, key=lambda n: n.name.encode())):
             if self.progress and (i % 100 == 0 or i == len(nodes) - 1) and len(nodes) >= 100:
                 self.progress(i + 1, len(nodes))
             slices = self.slices.get(node.name, self.slices[""])
-            sig = node_fingerprint(node, slices, taken, read)
+            sig = prints.node(node, slices)
             pools = pool_names(slices)
             if sig in seen:
                 self._clone(node.name, *seen[sig], pools)
