@@ -100,15 +100,17 @@ COUNTER_SETS = Parts(CounterSet, orjson.dumps)
 def attributes(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceAttribute]:
     """A device's attributes, each value built once per distinct (kind,
     type, value) in a load (names interned: ``sys.intern`` refuses anything
-    but a string)."""
+    but a string). One pass: a map new to the load is mostly values already
+    met (a GPU's map is its type's plus a UUID), and only the new ones are built."""
     seen = tables.attributes
-    try:
-        return {intern(name): seen[(kind, type(value), value)]
-                for name, attr in raw.items() for ((kind, value),) in (attr.items(),)}
-    except (AttributeError, ValueError, KeyError, TypeError):
-        pass   # a value met for the first time, or an unusual one
     out = {}
     for name, attr in raw.items():
+        try:
+            ((kind, value),) = attr.items()
+            out[intern(name)] = seen[(kind, type(value), value)]
+            continue
+        except (AttributeError, ValueError, KeyError, TypeError):
+            pass   # a value met for the first time, or an unusual one
         if type(name) is not str:
             raise Unusual
         out[intern(name)] = ATTRIBUTES(attr, seen)
@@ -128,14 +130,16 @@ def consumption_list(raw: list[Any], tables: share.Tables) -> list[DeviceCounter
     return [CONSUMPTIONS(c) for c in raw]
 
 
-def shared(raw: Any, tag: str, make: Callable[[Any, share.Tables], Any], tables: share.Tables) -> Any:
+def shared(raw: Any, tag: str, make: Callable[[Any, share.Tables], Any], tables: share.Tables,
+           key: bytes | None = None) -> Any:
     """The map or list built from ``raw``, once per distinct raw value in a
-    load (keyed by its JSON bytes; ``null``, which also stands for NaN and
-    infinities, is never a key)."""
-    try:
-        key = dumps(raw)
-    except KEY_ERRORS:
-        raise Unusual from None
+    load (keyed by its JSON bytes, ``key`` when the caller has them already;
+    ``null``, which also stands for NaN and infinities, is never a key)."""
+    if key is None:
+        try:
+            key = dumps(raw)
+        except KEY_ERRORS:
+            raise Unusual from None
     table = tables.maps[tag]
     hit = table.get(key)
     if hit is None:

@@ -8,6 +8,8 @@ counter consumptions) are checked in :mod:`.parts`, each shared part once."""
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from dralloc.models import Device, DeviceTaint, NodeSelector, ResourceSlice
 from dralloc.models.resource import CounterSet
 from dralloc.validation import formats as f
@@ -236,13 +238,19 @@ def _devices(c: Collector, s: ResourceSlice) -> None:
             _device(c, i, d, per_device)
 
 
+# what a device beyond name, attributes, capacity and consumption may set (read in one C-level pass)
+_EXTRAS = attrgetter("taints", "binding_conditions", "binding_failure_conditions", "node_name", "node_selector",
+                     "all_nodes", "node_allocatable_resources", "node_allocatable_resource_mappings")
+_NO_EXTRAS = (None,) * 8
+_CLEAN_DEVICES = parts.Clean()   # whole devices found clean (the loader shares them between slices)
+
+
 def _known_clean(d: Device) -> bool:
     """A device of a name and parts already found clean (what drivers
     publish, as the loader shares it): nothing to check, no path to build."""
-    if (d.taints is not None or d.binding_conditions is not None or d.binding_failure_conditions is not None
-            or d.node_name is not None or d.node_selector is not None or d.all_nodes is not None
-            or d.node_allocatable_resources is not None or d.node_allocatable_resource_mappings is not None
-            or not f.is_dns_label(d.name)):
+    if _CLEAN_DEVICES.get(d) is not None:
+        return True
+    if _EXTRAS(d) != _NO_EXTRAS or not f.is_dns_label(d.name):
         return False
     attrs, caps, cons = d.attributes, d.capacity, d.consumes_counters
     values = parts.known_map(attrs) if attrs else 0
@@ -252,7 +260,10 @@ def _known_clean(d: Device) -> bool:
         return False
     if caps and parts.CLEAN_CAPACITY_MAPS[bool(d.allow_multiple_allocations)].get(caps) is None:
         return False
-    return not cons or parts.CLEAN_MAPS.get(cons) is not None
+    if cons and parts.CLEAN_MAPS.get(cons) is None:
+        return False
+    _CLEAN_DEVICES.put(d, 1)
+    return True
 
 
 def check_slice(c: Collector, s: ResourceSlice) -> None:
