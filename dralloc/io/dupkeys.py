@@ -100,7 +100,10 @@ def json_duplicate(data: bytes, first_line: int) -> str | None:
         return None
     except _Duplicate:
         found = _locate(text)
-    except ValueError:   # orjson read it; the standard decoder may refuse what orjson takes: look anyway
+    except (ValueError, RecursionError):
+        # orjson read it; the standard decoder may refuse what orjson takes, or
+        # recurse past Python's limit on a deep document (orjson allows 1,024
+        # levels): the token walk below is iterative, look with it
         found = _locate(text)
     if found is None:
         return None

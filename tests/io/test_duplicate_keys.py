@@ -123,3 +123,16 @@ def test_a_large_yaml_list_is_checked_item_by_item(tmp_path: Path) -> None:
     line = text[:text.index("name: again")].count("\n") + 1
     with pytest.raises(InputErrors, match=f'nodes.yaml#0: line {line}: key "name" already set in map'):
         load([path])
+
+
+def test_a_deep_json_document_is_checked_without_python_recursion() -> None:
+    # orjson reads 1,000 levels; the standard decoder behind the exact check
+    # recursed past Python's limit there (fuzz seed 26112026: RecursionError,
+    # exit 3). A suspect document that deep is checked by the token walk.
+    depth = 1000
+    deep = '{"a": ' * depth + '{"k": 1, "k": 2}' + "}" * depth
+    with pytest.raises(UnreadableError) as e:
+        parse_text(deep, "x.json")
+    assert 'duplicate field "' + "a." * depth + 'k" (line 1)' in str(e.value)
+    clean = '{"a": ' * depth + '{"k\\u003a": 1}' + "}" * depth   # an escaped colon sends it to the check
+    assert parse_text(clean, "x.json")[0]["a"]["a"]["a"]
