@@ -243,25 +243,35 @@ _EXTRAS = attrgetter("taints", "binding_conditions", "binding_failure_conditions
                      "all_nodes", "node_allocatable_resources", "node_allocatable_resource_mappings")
 _NO_EXTRAS = (None,) * 8
 _CLEAN_DEVICES = parts.Clean()   # whole devices found clean (the loader shares them between slices)
+_DEVICES_SEEN, _MAPS_SEEN = _CLEAN_DEVICES.seen, parts.CLEAN_MAPS.seen   # (a full table is cleared, not replaced)
+_CAPACITY_MAPS_SEEN = {multi: t.seen for multi, t in parts.CLEAN_CAPACITY_MAPS.items()}
 
 
 def _known_clean(d: Device) -> bool:
     """A device of a name and parts already found clean (what drivers
-    publish, as the loader shares it): nothing to check, no path to build."""
-    if _CLEAN_DEVICES.get(d) is not None:
+    publish, as the loader shares it): nothing to check, no path to build.
+    (The tables of :mod:`.parts` read directly: this runs once per device.)"""
+    hit = _DEVICES_SEEN.get(id(d))
+    if hit is not None and hit[0] is d:
         return True
     if _EXTRAS(d) != _NO_EXTRAS or not f.is_dns_label(d.name):
         return False
     attrs, caps, cons = d.attributes, d.capacity, d.consumes_counters
-    values = parts.known_map(attrs) if attrs else 0
-    if values is None or values > MAX_ATTRIBUTE_VALUES:
-        return False
+    if attrs:
+        hit = _MAPS_SEEN.get(id(attrs))
+        values = hit[1] if hit is not None and hit[0] is attrs else parts.known_map(attrs)
+        if values is None or values > MAX_ATTRIBUTE_VALUES:
+            return False
     if len(attrs or ()) + len(caps or ()) > MAX_ATTRIBUTES_AND_CAPACITIES:
         return False
-    if caps and parts.CLEAN_CAPACITY_MAPS[bool(d.allow_multiple_allocations)].get(caps) is None:
-        return False
-    if cons and parts.CLEAN_MAPS.get(cons) is None:
-        return False
+    if caps:
+        hit = _CAPACITY_MAPS_SEEN[bool(d.allow_multiple_allocations)].get(id(caps))
+        if hit is None or hit[0] is not caps:
+            return False
+    if cons:
+        hit = _MAPS_SEEN.get(id(cons))
+        if hit is None or hit[0] is not cons:
+            return False
     _CLEAN_DEVICES.put(d, 1)
     return True
 
