@@ -13,6 +13,7 @@ import celpy
 import lark
 from celpy.evaluation import celbytes, celstr
 
+from dralloc.cel import tables
 from dralloc.cel.depth import check_tree, room
 from dralloc.cel.errors import CELCompileError
 from dralloc.cel.values import UInt
@@ -103,10 +104,9 @@ def _literal_callback(t: lark.Token) -> lark.Token:
 def parser() -> lark.Lark:
     global _PARSER
     if _PARSER is None:
-        _PARSER = lark.Lark(
-            _grammar(), parser="lalr", start="expr", g_regex_flags=re.M,
-            lexer_callbacks={"IDENT": _literal_callback}, propagate_positions=True,
-            maybe_placeholders=False, priority="invert",
+        _PARSER = tables.parser(  # the LALR tables kept between processes
+            _grammar(), {"IDENT": _literal_callback}, parser="lalr", start="expr", g_regex_flags=re.M,
+            propagate_positions=True, maybe_placeholders=False, priority="invert",
         )
     return _PARSER
 

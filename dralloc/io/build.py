@@ -75,7 +75,7 @@ def _devices(devices: list[Any], tables: share.Tables) -> list[Device]:
             except KEY_ERRORS:
                 raise Unusual from None
             hit = amap.get(key)
-            attrs = hit if hit is not None else parts.shared(attrs, "attributes", parts.attributes, tables)
+            attrs = hit if hit is not None else parts.shared(attrs, "attributes", parts.attributes, tables, key)
         values = {"name": intern(name), "attributes": attrs, "capacity": caps, "consumes_counters": cons}
         given = _ALL if len(raw) == 4 else tuple(f for a, f in _PLAIN.items() if a in raw)
         if attrs is not None and origin.get(id(attrs)) == here:

@@ -35,9 +35,11 @@ CONCATENATED = ("two objects in one document: were files concatenated without a 
                 "Kubernetes' strict decoding refuses a mapping that holds a key twice")
 
 
-def may_hide_duplicates(text: str | bytes, values: list[Any]) -> bool:
+def may_hide_duplicates(text: str | bytes, values: list[Any], str_keys: bool = False) -> bool:
     """Whether a fast parser may have dropped a duplicated key of ``text``
-    to give ``values`` (False: it dropped none, proven by counting)."""
+    to give ``values`` (False: it dropped none, proven by counting).
+    ``str_keys``: every key is a string (JSON), so the values are written
+    without orjson's slower path for other keys."""
     if isinstance(text, bytes):
         colons = text.count(b":")
         if b"\\" in text and _COLON_ESCAPE_BYTES.search(text):
@@ -47,7 +49,7 @@ def may_hide_duplicates(text: str | bytes, values: list[Any]) -> bool:
         if "\\" in text and _COLON_ESCAPE.search(text):
             return True
     try:
-        dumped = orjson.dumps(values, option=orjson.OPT_NON_STR_KEYS)
+        dumped = orjson.dumps(values) if str_keys else orjson.dumps(values, option=orjson.OPT_NON_STR_KEYS)
     except (TypeError, orjson.JSONEncodeError):
         return True
     return dumped.count(b":") != colons

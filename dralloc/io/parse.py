@@ -163,7 +163,7 @@ def _parse_json(data: bytes, line: int) -> list[Any]:
     """Every JSON value in ``data``, one after another (Kubernetes' JSON
     stream); a key twice in one object is an error (:mod:`.dupkeys`)."""
     values = _json_values(data, line)
-    if may_hide_duplicates(data, values):
+    if may_hide_duplicates(data, values, str_keys=True):
         problem = json_duplicate(data, line)
         if problem is not None:
             raise DuplicateKeyError(problem)

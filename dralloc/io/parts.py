@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Hashable
+from itertools import compress
+from operator import ne
 from typing import Any, TypeVar
 
 import orjson
@@ -100,18 +102,58 @@ COUNTER_SETS = Parts(CounterSet, orjson.dumps)
 def attributes(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceAttribute]:
     """A device's attributes, each value built once per distinct (kind,
     type, value) in a load (names interned: ``sys.intern`` refuses anything
-    but a string)."""
+    but a string). A map new to the load is mostly an earlier map of the same
+    names with a few values changed (a GPU's is its type's plus a UUID): it
+    is built as a copy of that map plus the differing entries (:func:`_from_base`)."""
+    names = tuple(raw)
+    base = tables.bases.get(names)
+    if base is not None:
+        got = _from_base(raw, base, tables.attributes)
+        if got is not None:
+            tables.bases[names] = (raw, base[1], got)   # the latest map of these names: the likeliest to the next
+            return got
     seen = tables.attributes
-    try:
-        return {intern(name): seen[(kind, type(value), value)]
-                for name, attr in raw.items() for ((kind, value),) in (attr.items(),)}
-    except (AttributeError, ValueError, KeyError, TypeError):
-        pass   # a value met for the first time, or an unusual one
     out = {}
     for name, attr in raw.items():
+        try:
+            ((kind, value),) = attr.items()
+            out[intern(name)] = seen[(kind, type(value), value)]
+            continue
+        except (AttributeError, ValueError, KeyError, TypeError):
+            pass   # a value met for the first time, or an unusual one
         if type(name) is not str:
             raise Unusual
         out[intern(name)] = ATTRIBUTES(attr, seen)
+    if set(map(len, raw.values())) == {1}:
+        tables.bases[names] = (raw, _types(raw), out)
+    return out
+
+
+def _types(raw: dict[str, Any]) -> list[type] | None:
+    """The type of each entry's one value (``{"int": 1}``: int), in one C-level pass."""
+    try:
+        return list(map(type, map(next, map(iter, map(dict.values, raw.values())))))
+    except TypeError:
+        return None
+
+
+def _from_base(raw: dict[str, Any], base: tuple[dict[str, Any], Any, dict[str, Any]],
+               seen: dict[Any, Any]) -> dict[str, DeviceAttribute] | None:
+    """``raw`` built from the first map of its names: that map's values where
+    the raw entries are equal -- and their values of the same type, so that
+    1, 1.0 and true, which Python finds equal, stay apart -- and the differing
+    entries built; None when the types differ."""
+    braw, btypes, built = base
+    if btypes is None or _types(raw) != btypes:
+        return None
+    out = dict(built)
+    for name in compress(built, map(ne, raw.values(), braw.values())):
+        attr = raw[name]
+        try:
+            ((kind, value),) = attr.items()
+            out[name] = seen[(kind, type(value), value)]
+        except (AttributeError, ValueError, KeyError, TypeError):
+            out[name] = ATTRIBUTES(attr, seen)
     return out
 
 
@@ -128,14 +170,16 @@ def consumption_list(raw: list[Any], tables: share.Tables) -> list[DeviceCounter
     return [CONSUMPTIONS(c) for c in raw]
 
 
-def shared(raw: Any, tag: str, make: Callable[[Any, share.Tables], Any], tables: share.Tables) -> Any:
+def shared(raw: Any, tag: str, make: Callable[[Any, share.Tables], Any], tables: share.Tables,
+           key: bytes | None = None) -> Any:
     """The map or list built from ``raw``, once per distinct raw value in a
-    load (keyed by its JSON bytes; ``null``, which also stands for NaN and
-    infinities, is never a key)."""
-    try:
-        key = dumps(raw)
-    except KEY_ERRORS:
-        raise Unusual from None
+    load (keyed by its JSON bytes, ``key`` when the caller has them already;
+    ``null``, which also stands for NaN and infinities, is never a key)."""
+    if key is None:
+        try:
+            key = dumps(raw)
+        except KEY_ERRORS:
+            raise Unusual from None
     table = tables.maps[tag]
     hit = table.get(key)
     if hit is None:

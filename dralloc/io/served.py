@@ -25,15 +25,25 @@ def _snake(name: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
+def _steps(path: str) -> list[tuple[str, Any, bool]]:
+    """``path``'s parts: (field name, its getter, every item of a list), worked out once."""
+    got = _STEPS.get(path)
+    if got is None:
+        got = _STEPS[path] = [(attr, attrgetter(attr), part.endswith("[]"))
+                              for part in path.split(".") for attr in (_snake(part.removesuffix("[]")),)]
+    return got
+
+
+_STEPS: dict[str, list[tuple[str, Any, bool]]] = {}
+
+
 def present(obj: Any, path: str) -> bool:
     """Whether ``obj`` sets the field ``path`` (camelCase parts, ``[]`` for
     every item of a list) anywhere."""
     level = [obj]
-    for part in path.split("."):
-        many = part.endswith("[]")
-        attr = _snake(part.removesuffix("[]"))
+    for attr, get, many in _steps(path):
         try:   # a slice's devices: one C-level pass (the loader pays this per slice)
-            values = list(map(attrgetter(attr), level))
+            values = list(map(get, level))
         except AttributeError:
             values = [getattr(o, attr, None) for o in level]
         if values.count(None) == len(values):

@@ -40,6 +40,7 @@ class Tables:
 
     def __init__(self) -> None:
         self.attributes: dict[Any, Any] = {}  # attribute values
+        self.bases: dict[tuple[Any, ...], Any] = {}   # attribute names -> the first map of them (raw, types, built)
         self.maps: dict[str, dict[Any, Any]] = {   # by the field they fill: maps and lists
             "attributes": {}, "capacity": {}, "consumes_counters": {}, "bodies": {}}
         self.devices: dict[Any, Any] = {}    # whole devices

@@ -59,7 +59,7 @@ def _bytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-class _Clean:
+class Clean:
     """Parts found clean, by identity: a loaded cluster shares its attribute
     values, capacities and counter consumptions between devices, and whole
     attribute and capacity maps and consumption lists (:mod:`dralloc.io.share`),
@@ -80,10 +80,10 @@ class _Clean:
         self.seen[id(part)] = (part, value)
 
 
-_CLEAN_CONSUMPTIONS = _Clean()
-_CLEAN_CAPACITIES = {False: _Clean(), True: _Clean()}   # by allowMultipleAllocations
-CLEAN_MAPS = _Clean()   # attribute maps (value: values held), consumption lists
-CLEAN_CAPACITY_MAPS = {False: _Clean(), True: _Clean()}
+_CLEAN_CONSUMPTIONS = Clean()
+_CLEAN_CAPACITIES = {False: Clean(), True: Clean()}   # by allowMultipleAllocations
+CLEAN_MAPS = Clean()   # attribute maps (value: values held), consumption lists
+CLEAN_CAPACITY_MAPS = {False: Clean(), True: Clean()}
 
 
 def consumptions(c: Collector, path: str, cons: list[DeviceCounterConsumption]) -> None:
@@ -157,26 +157,29 @@ def known_map(attrs: dict[str, DeviceAttribute]) -> int | None:
 
 
 def _attribute_map(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> int:
-    """Check every name and value; the clean ones are remembered."""
+    """Check every name and value not known clean (a GPU's map is its type's,
+    known, plus a UUID or two); the clean ones are remembered."""
     values = 0
     if len(_CLEAN_VALUES) >= 1 << 16:
         _CLEAN_VALUES.clear()
     if len(_CLEAN_NAMES) >= 1 << 16:
         _CLEAN_NAMES.clear()
+    names, known = _CLEAN_NAMES, _CLEAN_VALUES
     for name, attr in attrs.items():
-        before = len(c.findings)
-        if not f.known_qualified_name(name):
-            f.qualified_name(c, f"{path}.attributes[{name}]", name, "attribute name")
-        if len(c.findings) == before:
-            _CLEAN_NAMES.add(name)
-        hit = _CLEAN_VALUES.get(id(attr))
+        if name not in names:
+            before = len(c.findings)
+            if not f.known_qualified_name(name):
+                f.qualified_name(c, f"{path}.attributes[{name}]", name, "attribute name")
+            if len(c.findings) == before:
+                names.add(name)
+        hit = known.get(id(attr))
         if hit is not None:
             values += hit[1]
             continue
         before = len(c.findings)
         n = _attribute(c, f"{path}.attributes[{name}]", attr)
         if len(c.findings) == before:
-            _CLEAN_VALUES[id(attr)] = (attr, n)
+            known[id(attr)] = (attr, n)
         values += n
     return values
 

@@ -8,6 +8,8 @@ counter consumptions) are checked in :mod:`.parts`, each shared part once."""
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from dralloc.models import Device, DeviceTaint, NodeSelector, ResourceSlice
 from dralloc.models.resource import CounterSet
 from dralloc.validation import formats as f
@@ -236,23 +238,42 @@ def _devices(c: Collector, s: ResourceSlice) -> None:
             _device(c, i, d, per_device)
 
 
+# what a device beyond name, attributes, capacity and consumption may set (read in one C-level pass)
+_EXTRAS = attrgetter("taints", "binding_conditions", "binding_failure_conditions", "node_name", "node_selector",
+                     "all_nodes", "node_allocatable_resources", "node_allocatable_resource_mappings")
+_NO_EXTRAS = (None,) * 8
+_CLEAN_DEVICES = parts.Clean()   # whole devices found clean (the loader shares them between slices)
+_DEVICES_SEEN, _MAPS_SEEN = _CLEAN_DEVICES.seen, parts.CLEAN_MAPS.seen   # (a full table is cleared, not replaced)
+_CAPACITY_MAPS_SEEN = {multi: t.seen for multi, t in parts.CLEAN_CAPACITY_MAPS.items()}
+
+
 def _known_clean(d: Device) -> bool:
     """A device of a name and parts already found clean (what drivers
-    publish, as the loader shares it): nothing to check, no path to build."""
-    if (d.taints is not None or d.binding_conditions is not None or d.binding_failure_conditions is not None
-            or d.node_name is not None or d.node_selector is not None or d.all_nodes is not None
-            or d.node_allocatable_resources is not None or d.node_allocatable_resource_mappings is not None
-            or not f.is_dns_label(d.name)):
+    publish, as the loader shares it): nothing to check, no path to build.
+    (The tables of :mod:`.parts` read directly: this runs once per device.)"""
+    hit = _DEVICES_SEEN.get(id(d))
+    if hit is not None and hit[0] is d:
+        return True
+    if _EXTRAS(d) != _NO_EXTRAS or not f.is_dns_label(d.name):
         return False
     attrs, caps, cons = d.attributes, d.capacity, d.consumes_counters
-    values = parts.known_map(attrs) if attrs else 0
-    if values is None or values > MAX_ATTRIBUTE_VALUES:
-        return False
+    if attrs:
+        hit = _MAPS_SEEN.get(id(attrs))
+        values = hit[1] if hit is not None and hit[0] is attrs else parts.known_map(attrs)
+        if values is None or values > MAX_ATTRIBUTE_VALUES:
+            return False
     if len(attrs or ()) + len(caps or ()) > MAX_ATTRIBUTES_AND_CAPACITIES:
         return False
-    if caps and parts.CLEAN_CAPACITY_MAPS[bool(d.allow_multiple_allocations)].get(caps) is None:
-        return False
-    return not cons or parts.CLEAN_MAPS.get(cons) is not None
+    if caps:
+        hit = _CAPACITY_MAPS_SEEN[bool(d.allow_multiple_allocations)].get(id(caps))
+        if hit is None or hit[0] is not caps:
+            return False
+    if cons:
+        hit = _MAPS_SEEN.get(id(cons))
+        if hit is None or hit[0] is not cons:
+            return False
+    _CLEAN_DEVICES.put(d, 1)
+    return True
 
 
 def check_slice(c: Collector, s: ResourceSlice) -> None:
