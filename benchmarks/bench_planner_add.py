@@ -61,7 +61,7 @@ def main() -> None:
     print(f"nodes={len(objs.nodes)} pods={ans.detail['demand']} build={built:.1f}s add-nodes={wall:.1f}s wall, "
           f"{cpu:.1f}s CPU rss={rss:.0f}MiB")
     print(f"  optimal:   nodes={opt['nodes']} proven={opt['proven']} lowerBound={opt.get('lowerBound')} "
-          f"counts={opt.get('counts')} model={opt.get('model')} solve={opt.get('solveSeconds')}s")
+          f"counts={ans.detail.get('countsTried')} model={opt.get('model')} solve={opt.get('solveSeconds')}s")
     if opt.get("note"):
         print(f"             note: {opt['note']}")
     print(f"  first-fit: nodes={ff['nodes']} gap={ans.gap}")
