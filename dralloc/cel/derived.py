@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from dralloc.cel.errors import CELCompileError, CELRuntimeError
-from dralloc.cel.selector import SELECTOR_CACHE_SIZE, CompiledSelector
+from dralloc.cel.selector import CompiledSelector, compiled
 from dralloc.cel.values import INT64_MAX, INT64_MIN, Semver, UInt, type_name
 from dralloc.models import DeviceAttribute
 
@@ -87,15 +87,4 @@ _compiled: dict[str, CompiledDerived | CELCompileError] = {}
 
 def compile_derived(expression: str) -> CompiledDerived:
     """The compiled derived-attribute expression (cached per string)."""
-    s = _compiled.get(expression)
-    if s is None:
-        try:
-            s = CompiledDerived(expression)
-        except CELCompileError as e:
-            s = e
-        if len(_compiled) >= SELECTOR_CACHE_SIZE:
-            del _compiled[next(iter(_compiled))]
-        _compiled[expression] = s
-    if isinstance(s, CELCompileError):
-        raise CELCompileError(str(s))
-    return s
+    return compiled(_compiled, expression, CompiledDerived)

@@ -9,7 +9,7 @@ that agree on the fields a selector reads share one evaluation."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from dralloc.cel.check import check, result_type_ok
 from dralloc.cel.cost import Env, run_metered
@@ -238,19 +238,26 @@ class CompiledSelector:
 
 
 _selectors: dict[str, CompiledSelector | CELCompileError] = {}
+_T = TypeVar("_T")
+
+
+def compiled(cache: dict[str, Any], expression: str, make: Callable[[str], _T]) -> _T:
+    """``make(expression)``, kept in ``cache`` per string (compile errors too,
+    raised again each time), the oldest dropped at SELECTOR_CACHE_SIZE."""
+    s = cache.get(expression)
+    if s is None:
+        try:
+            s = make(expression)
+        except CELCompileError as e:
+            s = e
+        if len(cache) >= SELECTOR_CACHE_SIZE:
+            _evict_oldest(cache)
+        cache[expression] = s
+    if isinstance(s, CELCompileError):
+        raise CELCompileError(str(s))
+    return s  # type: ignore[no-any-return]
 
 
 def compile_selector(expression: str) -> CompiledSelector:
     """The compiled selector for ``expression`` (cached per string)."""
-    s = _selectors.get(expression)
-    if s is None:
-        try:
-            s = CompiledSelector(expression)
-        except CELCompileError as e:
-            s = e
-        if len(_selectors) >= SELECTOR_CACHE_SIZE:
-            _evict_oldest(_selectors)
-        _selectors[expression] = s
-    if isinstance(s, CELCompileError):
-        raise CELCompileError(str(s))
-    return s
+    return compiled(_selectors, expression, CompiledSelector)
