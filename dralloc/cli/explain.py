@@ -39,23 +39,20 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.io.emit import render
     from dralloc.solver.explain import explanation
 
+    def early(table: str, data: dict[str, str], code: int) -> int:
+        """An answer found before any search: a line, or the object in the asked format."""
+        common.emit(table if args.output == "table" else render(data, args.output))
+        return code
+
     try:
         problem = problem_from_args(args)
     except Settled as e:   # a pod whose claims are allocated already: their allocations answer
-        common.emit(str(e) if args.output == "table" else render({"status": "settled", "reason": str(e)}, args.output))
-        return 0
+        return early(str(e), {"status": "settled", "reason": str(e)}, 0)
     except NodeRefuses as e:
-        if args.output == "table":
-            common.emit(f"the node does not take the pod, before any device is searched: {e}")
-        else:
-            common.emit(render({"status": "refused", "why": str(e)}, args.output))
-        return 1
+        return early(f"the node does not take the pod, before any device is searched: {e}",
+                     {"status": "refused", "why": str(e)}, 1)
     except AllocationError as e:
-        if args.output == "table":
-            common.emit(f"the Kubernetes allocator fails before searching: {e}")
-        else:
-            common.emit(render({"status": "error", "error": str(e)}, args.output))
-        return 1
+        return early(f"the Kubernetes allocator fails before searching: {e}", {"status": "error", "error": str(e)}, 1)
     found = explanation(problem, args.time_limit)
     if args.output == "table":
         common.emit("\n".join(found.lines()))
