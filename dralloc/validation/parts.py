@@ -137,6 +137,7 @@ def attributes(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> in
 # value is held, so a live object of that id is that value. Names found clean
 # beside them (a value's checks do not depend on its name).
 _CLEAN_VALUES: dict[int, tuple[DeviceAttribute, int]] = {}
+CLEAN_VALUES = _CLEAN_VALUES
 _CLEAN_NAMES: set[str] = set()
 _HELD = itemgetter(1)
 
@@ -182,6 +183,18 @@ def _attribute_map(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -
             known[id(attr)] = (attr, n)
         values += n
     return values
+
+
+def attribute_value_count(c: Collector, attr: DeviceAttribute) -> int:
+    """Check one attribute value met for the first time (remembered when
+    clean); how many values it holds."""
+    if len(_CLEAN_VALUES) >= 1 << 16:
+        _CLEAN_VALUES.clear()
+    before = len(c.findings)
+    n = _attribute(c, "", attr)
+    if len(c.findings) == before:
+        _CLEAN_VALUES[id(attr)] = (attr, n)
+    return n
 
 
 def capacities(c: Collector, path: str, caps: dict[str, DeviceCapacity], multi: bool) -> None:

@@ -9,6 +9,7 @@ counter consumptions) are checked in :mod:`.parts`, each shared part once."""
 from __future__ import annotations
 
 from operator import attrgetter
+from typing import Any
 
 from dralloc.models import Device, DeviceTaint, NodeSelector, ResourceSlice
 from dralloc.models.resource import CounterSet
@@ -235,13 +236,17 @@ def _devices(c: Collector, s: ResourceSlice) -> None:
             c.add(f"spec.devices[{i}].name", "slice.devices.unique", f"duplicate device name {d.name!r}")
         seen.add(d.name)
         if per_device or not _known_clean(d):
+            before = len(c.findings)
             _device(c, i, d, per_device)
+            if not per_device and len(c.findings) == before:
+                _CLEAN_DEVICES.put(d, 1)   # (its checks do not depend on the slice, without per-device selection)
 
 
 # what a device beyond name, attributes, capacity and consumption may set (read in one C-level pass)
 _EXTRAS = attrgetter("taints", "binding_conditions", "binding_failure_conditions", "node_name", "node_selector",
                      "all_nodes", "node_allocatable_resources", "node_allocatable_resource_mappings")
 _NO_EXTRAS = (None,) * 8
+_NAME = attrgetter("name")
 _CLEAN_DEVICES = parts.Clean()   # whole devices found clean (the loader shares them between slices)
 _DEVICES_SEEN, _MAPS_SEEN = _CLEAN_DEVICES.seen, parts.CLEAN_MAPS.seen   # (a full table is cleared, not replaced)
 _CAPACITY_MAPS_SEEN = {multi: t.seen for multi, t in parts.CLEAN_CAPACITY_MAPS.items()}
@@ -276,7 +281,51 @@ def _known_clean(d: Device) -> bool:
     return True
 
 
-def check_slice(c: Collector, s: ResourceSlice) -> None:
+def check_slice(c: Collector, s: ResourceSlice, derived: dict[int, Any] | None = None) -> None:
     _spec_header(c, s)
     _counter_sets(c, s.spec.shared_counters or [])
+    how = derived.get(id(s)) if derived else None
+    if how is not None and how[0] is s and _derived_clean(s, how[1]):
+        return
     _devices(c, s)
+
+
+def _derived_clean(s: ResourceSlice, how: Any) -> bool:
+    """Whether the devices of ``s``, built by the loader from an earlier
+    slice's (:class:`dralloc.io.template.Derived`), are clean: each is that
+    slice's device, known clean, or it with some attribute values replaced by
+    other scalars (the names, counts and every other part are the clean
+    device's), and those values are clean. False: not known so (the whole
+    check then runs and says what is wrong)."""
+    devices = s.spec.devices or []
+    template: list[Device] = how.template
+    changes: list[tuple[str, ...] | None] = how.changes
+    if (len(devices) != len(template) or len(devices) > MAX_DEVICES_WITH_TAINTS_OR_COUNTERS
+            or s.spec.per_device_node_selection or None in changes):
+        return False
+    seen, maps, values = _DEVICES_SEEN, _MAPS_SEEN, parts.CLEAN_VALUES
+    for d, td, names in zip(devices, template, changes, strict=True):
+        held = seen.get(id(td))
+        if held is None or held[0] is not td or names is None:
+            return False
+        if d is td:
+            continue
+        attrs = d.attributes
+        clean = maps.get(id(attrs))
+        if clean is not None and clean[0] is attrs:
+            continue
+        known = parts.CLEAN_MAPS.get(td.attributes)
+        if known is None or d.name is not td.name or type(attrs) is not dict:
+            return False
+        for name in names:
+            value = attrs[name]
+            if value.ints is not None or value.bools is not None or value.strings is not None \
+                    or value.versions is not None:
+                return False
+            known_value = values.get(id(value))
+            if known_value is None or known_value[0] is not value:
+                one = Collector("", "")
+                if parts.attribute_value_count(one, value) != 1 or one.findings:
+                    return False
+        parts.CLEAN_MAPS.put(attrs, known)
+    return len(set(map(_NAME, devices))) == len(devices)
