@@ -125,11 +125,11 @@ def attributes(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceAtt
             raise Unusual
         out[intern(name)] = ATTRIBUTES(attr, seen)
     if set(map(len, raw.values())) == {1}:
-        tables.bases[names] = (raw, _types(raw), out)
+        tables.bases[names] = (raw, types_of(raw), out)
     return out
 
 
-def _types(raw: dict[str, Any]) -> list[type] | None:
+def types_of(raw: dict[str, Any]) -> list[type] | None:
     """The type of each entry's one value (``{"int": 1}``: int), in one C-level pass."""
     try:
         return list(map(type, map(next, map(iter, map(dict.values, raw.values())))))
@@ -144,7 +144,7 @@ def _from_base(raw: dict[str, Any], base: tuple[dict[str, Any], Any, dict[str, A
     1, 1.0 and true, which Python finds equal, stay apart -- and the differing
     entries built; None when the types differ."""
     braw, btypes, built = base
-    if btypes is None or _types(raw) != btypes:
+    if btypes is None or types_of(raw) != btypes:
         return None
     out = dict(built)
     for name in compress(built, map(ne, raw.values(), braw.values())):
