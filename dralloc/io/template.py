@@ -73,6 +73,7 @@ class Derived:
 
     template: list[Any]
     changes: list[tuple[str, ...] | None]
+    built: list[Any]     # this slice's devices as built (the template of slices built from it)
 
 
 class Templates:
@@ -212,7 +213,7 @@ def derive(devices: list[Any], tpl: Template, names: tuple[str, ...] | None,
             continue
         out.append(_replaced(md, values))
         changes.append(names_changed)
-    return out, Derived(built, changes)
+    return out, Derived(built, changes, out)
 
 
 def _replaced(md: Any, values: dict[str, Any]) -> Any:

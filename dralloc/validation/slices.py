@@ -247,6 +247,7 @@ _EXTRAS = attrgetter("taints", "binding_conditions", "binding_failure_conditions
                      "all_nodes", "node_allocatable_resources", "node_allocatable_resource_mappings")
 _NO_EXTRAS = (None,) * 8
 _NAME = attrgetter("name")
+_ATTRIBUTES = attrgetter("attributes")
 _CLEAN_DEVICES = parts.Clean()   # whole devices found clean (the loader shares them between slices)
 _DEVICES_SEEN, _MAPS_SEEN = _CLEAN_DEVICES.seen, parts.CLEAN_MAPS.seen   # (a full table is cleared, not replaced)
 _CAPACITY_MAPS_SEEN = {multi: t.seen for multi, t in parts.CLEAN_CAPACITY_MAPS.items()}
@@ -284,38 +285,64 @@ def _known_clean(d: Device) -> bool:
 def check_slice(c: Collector, s: ResourceSlice, derived: dict[int, Any] | None = None) -> None:
     _spec_header(c, s)
     _counter_sets(c, s.spec.shared_counters or [])
-    how = derived.get(id(s)) if derived else None
-    if how is not None and how[0] is s and _derived_clean(s, how[1]):
+    got = derived.get(id(s)) if derived else None
+    how = got[1] if got is not None and got[0] is s else None
+    if how is not None and _derived_clean(s, how):
+        _CLEAN_LISTS.put(how.built, 1)
         return
+    before = len(c.findings)
     _devices(c, s)
+    if how is not None and len(c.findings) == before and not s.spec.per_device_node_selection:
+        _CLEAN_LISTS.put(how.built, 1)   # (slices built from this one are checked against it)
+
+
+# device lists (as the loader built them) whose devices are all clean, their names unique and at most 64
+_CLEAN_LISTS = parts.Clean()
+
+
+def _clean_list(devices: list[Device]) -> bool:
+    """Whether every device of a template slice is known clean, their names
+    unique (and the slice within every device count)."""
+    if _CLEAN_LISTS.get(devices) is not None:
+        return True
+    seen = _DEVICES_SEEN
+    for d in devices:
+        held = seen.get(id(d))
+        if held is None or held[0] is not d:
+            return False
+    if len(devices) > MAX_DEVICES_WITH_TAINTS_OR_COUNTERS or len(set(map(_NAME, devices))) != len(devices):
+        return False
+    _CLEAN_LISTS.put(devices, 1)
+    return True
 
 
 def _derived_clean(s: ResourceSlice, how: Any) -> bool:
     """Whether the devices of ``s``, built by the loader from an earlier
-    slice's (:class:`dralloc.io.template.Derived`), are clean: each is that
-    slice's device, known clean, or it with some attribute values replaced by
-    other scalars (the names, counts and every other part are the clean
-    device's), and those values are clean. False: not known so (the whole
-    check then runs and says what is wrong)."""
+    slice's (:class:`dralloc.io.template.Derived`), are clean: the earlier
+    slice's are (names unique), and each device is its device or it with
+    some attribute values replaced by other scalars (names, counts and every
+    other part are the clean device's), and those values are clean -- each
+    distinct map checked once. False: not known so (the whole check then
+    runs and says what is wrong)."""
     devices = s.spec.devices or []
     template: list[Device] = how.template
     changes: list[tuple[str, ...] | None] = how.changes
-    if (len(devices) != len(template) or len(devices) > MAX_DEVICES_WITH_TAINTS_OR_COUNTERS
-            or s.spec.per_device_node_selection or None in changes):
+    if (len(devices) != len(template) or s.spec.per_device_node_selection or None in changes
+            or not _clean_list(template)):
         return False
-    seen, maps, values = _DEVICES_SEEN, _MAPS_SEEN, parts.CLEAN_VALUES
-    for d, td, names in zip(devices, template, changes, strict=True):
-        held = seen.get(id(td))
-        if held is None or held[0] is not td or names is None:
-            return False
-        if d is td:
-            continue
-        attrs = d.attributes
+    maps, values = _MAPS_SEEN, parts.CLEAN_VALUES
+    # each distinct map once, through one device that holds it: every value of the map is that
+    # device's template map's (clean) but the changed ones checked here
+    for i in dict(zip(map(id, map(_ATTRIBUTES, devices)), range(len(devices)), strict=True)).values():
+        names = changes[i]
+        if not names:
+            continue   # the template's device itself
+        attrs = devices[i].attributes
         clean = maps.get(id(attrs))
         if clean is not None and clean[0] is attrs:
             continue
-        known = parts.CLEAN_MAPS.get(td.attributes)
-        if known is None or d.name is not td.name or type(attrs) is not dict:
+        known = parts.CLEAN_MAPS.get(template[i].attributes)
+        if known is None or type(attrs) is not dict:
             return False
         for name in names:
             value = attrs[name]
@@ -328,4 +355,4 @@ def _derived_clean(s: ResourceSlice, how: Any) -> bool:
                 if parts.attribute_value_count(one, value) != 1 or one.findings:
                     return False
         parts.CLEAN_MAPS.put(attrs, known)
-    return len(set(map(_NAME, devices))) == len(devices)
+    return True
