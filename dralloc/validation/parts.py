@@ -10,6 +10,7 @@ uses it, under that device's path."""
 from __future__ import annotations
 
 from operator import itemgetter
+from typing import Any
 
 from dralloc.models import DeviceAttribute, DeviceCapacity
 from dralloc.models.resource import DeviceCounterConsumption
@@ -67,15 +68,16 @@ class Clean:
     reused; a full table starts over (parts come slice by slice, so the
     recent ones are what repeats)."""
 
-    def __init__(self) -> None:
-        self.seen: dict[int, tuple[object, int]] = {}
+    def __init__(self, limit: int = 1 << 16) -> None:
+        self.seen: dict[int, tuple[object, Any]] = {}
+        self.limit = limit
 
-    def get(self, part: object) -> int | None:
+    def get(self, part: object) -> Any:
         hit = self.seen.get(id(part))
         return hit[1] if hit is not None and hit[0] is part else None
 
-    def put(self, part: object, value: int) -> None:
-        if len(self.seen) >= 1 << 16:
+    def put(self, part: object, value: Any) -> None:
+        if len(self.seen) >= self.limit:
             self.seen.clear()
         self.seen[id(part)] = (part, value)
 

@@ -287,49 +287,61 @@ def check_slice(c: Collector, s: ResourceSlice, derived: dict[int, Any] | None =
     _counter_sets(c, s.spec.shared_counters or [])
     got = derived.get(id(s)) if derived else None
     how = got[1] if got is not None and got[0] is s else None
-    if how is not None and _derived_clean(s, how):
-        _CLEAN_LISTS.put(how.built, 1)
+    counts = _derived_clean(s, how) if how is not None else None
+    if how is not None and counts is not None:
+        _CLEAN_LISTS.put(how.built, counts)   # (slices built from this one are checked against it)
         return
     before = len(c.findings)
     _devices(c, s)
     if how is not None and len(c.findings) == before and not s.spec.per_device_node_selection:
-        _CLEAN_LISTS.put(how.built, 1)   # (slices built from this one are checked against it)
+        _clean_list(how.built)
 
 
-# device lists (as the loader built them) whose devices are all clean, their names unique and at most 64
-_CLEAN_LISTS = parts.Clean()
+# device lists (as the loader built them) whose devices are all clean, names unique, at most 64:
+# the values each device's attribute map holds (kept here: the tables of single parts are bounded)
+_CLEAN_LISTS = parts.Clean(1 << 18)
 
 
-def _clean_list(devices: list[Device]) -> bool:
-    """Whether every device of a template slice is known clean, their names
-    unique (and the slice within every device count)."""
-    if _CLEAN_LISTS.get(devices) is not None:
-        return True
-    seen = _DEVICES_SEEN
+def _clean_list(devices: list[Device]) -> tuple[int, ...] | None:
+    """The values each device's attribute map holds, when every device of a
+    template slice is known clean and their names are unique (and the slice
+    within every device count); else None."""
+    got = _CLEAN_LISTS.get(devices)
+    if got is not None:
+        return got   # type: ignore[no-any-return]
+    if len(devices) > MAX_DEVICES_WITH_TAINTS_OR_COUNTERS or len(set(map(_NAME, devices))) != len(devices):
+        return None
+    seen, counts = _DEVICES_SEEN, []
     for d in devices:
         held = seen.get(id(d))
         if held is None or held[0] is not d:
-            return False
-    if len(devices) > MAX_DEVICES_WITH_TAINTS_OR_COUNTERS or len(set(map(_NAME, devices))) != len(devices):
-        return False
-    _CLEAN_LISTS.put(devices, 1)
-    return True
+            return None
+        n = parts.CLEAN_MAPS.get(d.attributes) if d.attributes else 0
+        if n is None:
+            return None
+        counts.append(n)
+    out = tuple(counts)
+    _CLEAN_LISTS.put(devices, out)
+    return out
 
 
-def _derived_clean(s: ResourceSlice, how: Any) -> bool:
-    """Whether the devices of ``s``, built by the loader from an earlier
-    slice's (:class:`dralloc.io.template.Derived`), are clean: the earlier
-    slice's are (names unique), and each device is its device or it with
-    some attribute values replaced by other scalars (names, counts and every
-    other part are the clean device's), and those values are clean -- each
-    distinct map checked once. False: not known so (the whole check then
-    runs and says what is wrong)."""
+def _derived_clean(s: ResourceSlice, how: Any) -> tuple[int, ...] | None:
+    """The values each device's attribute map holds, when the devices of
+    ``s``, built by the loader from an earlier slice's
+    (:class:`dralloc.io.template.Derived`), are clean: the earlier slice's
+    are (names unique), and each device is its device or it with some
+    attribute values replaced by other scalars (names, counts and every other
+    part are the clean device's), and those values are clean -- each
+    distinct map checked once. None: not known so (the whole check then runs
+    and says what is wrong)."""
     devices = s.spec.devices or []
     template: list[Device] = how.template
     changes: list[tuple[str, ...] | None] = how.changes
-    if (len(devices) != len(template) or s.spec.per_device_node_selection or None in changes
-            or not _clean_list(template)):
-        return False
+    if len(devices) != len(template) or s.spec.per_device_node_selection or None in changes:
+        return None
+    counts = _clean_list(template)
+    if counts is None:
+        return None
     maps, values = _MAPS_SEEN, parts.CLEAN_VALUES
     # each distinct map once, through one device that holds it: every value of the map is that
     # device's template map's (clean) but the changed ones checked here
@@ -341,18 +353,17 @@ def _derived_clean(s: ResourceSlice, how: Any) -> bool:
         clean = maps.get(id(attrs))
         if clean is not None and clean[0] is attrs:
             continue
-        known = parts.CLEAN_MAPS.get(template[i].attributes)
-        if known is None or type(attrs) is not dict:
-            return False
+        if type(attrs) is not dict:
+            return None
         for name in names:
             value = attrs[name]
             if value.ints is not None or value.bools is not None or value.strings is not None \
                     or value.versions is not None:
-                return False
+                return None
             known_value = values.get(id(value))
             if known_value is None or known_value[0] is not value:
                 one = Collector("", "")
                 if parts.attribute_value_count(one, value) != 1 or one.findings:
-                    return False
-        parts.CLEAN_MAPS.put(attrs, known)
-    return True
+                    return None
+        parts.CLEAN_MAPS.put(attrs, counts[i])   # (at most as many values: a scalar replaced each)
+    return counts
