@@ -3,6 +3,7 @@ camelCase aliases, exact quantities."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from pydantic import (
@@ -10,7 +11,9 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Field,
     PlainSerializer,
+    PlainValidator,
     WithJsonSchema,
     model_validator,
 )
@@ -32,6 +35,49 @@ QuantityField = Annotated[
     PlainSerializer(lambda q: q.canonical(), return_type=str),
     WithJsonSchema({"type": "string"}),
 ]
+
+
+# Integer fields as Go declares them: a JSON number out of range is refused by
+# the API server's decoder ("cannot unmarshal number ... of type int32"), and
+# so here (models are strict: no booleans, strings or 1.0 for an integer).
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
+Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
+
+
+def _int_or_string(v: Any) -> int | str:
+    """intstr.IntOrString as its UnmarshalJSON reads it: a JSON string, or a
+    JSON number that is an int32 (never a boolean, never 1.5 or 1.0)."""
+    if isinstance(v, str):
+        return v
+    if type(v) is int and INT32_MIN <= v <= INT32_MAX:
+        return v
+    if type(v) is int:
+        raise ValueError(f"an integer here must be an int32 ({INT32_MIN} to {INT32_MAX}), or a string")
+    raise ValueError(f"expected an integer or a string (such as \"50%\"), not {json_kind(v)}")
+
+
+def json_kind(v: Any) -> str:
+    """What a value read from JSON or YAML was in the document, for messages
+    (``a boolean (true)``, ``the string "5"``, ``the number 1.0``)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return f"a boolean ({'true' if v else 'false'})"
+    if isinstance(v, int) and v.bit_length() > 128:
+        return "a number of more than 38 digits"
+    if isinstance(v, int | float):
+        return f"the number {v!r}"
+    if isinstance(v, str):
+        text = json.dumps(v, ensure_ascii=False)
+        return f"the string {text if len(text) <= 40 else text[:36] + '...' + chr(34)}"
+    if isinstance(v, dict):
+        return "a mapping"
+    return "a list" if isinstance(v, list) else f"a {type(v).__name__}"
+
+
+IntOrString = Annotated[int | str, PlainValidator(_int_or_string), WithJsonSchema({"type": ["integer", "string"]})]
 
 
 MAX_FREE_DEPTH = 100          # levels a free-form value may nest
@@ -68,7 +114,15 @@ FreeForm = Annotated[Any, AfterValidator(bounded)]
 
 class K8sModel(BaseModel):
     """A frozen Kubernetes API struct. Unknown fields are rejected so that a
-    misspelt field is an error rather than a silently ignored setting."""
+    misspelt field is an error rather than a silently ignored setting.
+
+    Validation is strict, as the API server's JSON decoder (encoding/json
+    into typed Go structs) is: an integer field takes a JSON integer only (not
+    a boolean, a string, or a number with a fraction or an exponent -- ``1.0``
+    included), a boolean field ``true``/``false`` only, a string field a string
+    only; a list is a list (not a tuple), a mapping a dict. Quantities
+    (:data:`QuantityField`) take a string or a number, as Kubernetes'
+    ``resource.Quantity`` does."""
 
     model_config = ConfigDict(
         frozen=True,
@@ -77,6 +131,7 @@ class K8sModel(BaseModel):
         extra="forbid",
         arbitrary_types_allowed=True,
         validate_default=False,
+        strict=True,
     )
 
     def dump(self) -> dict[str, Any]:
