@@ -48,7 +48,7 @@ from dralloc.models import (
     TypedObject,
     Workload,
 )
-from dralloc.models.base import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, json_kind
+from dralloc.models.base import json_kind
 
 # UnreadableError, read_documents and RawDocument live in dralloc.io.parse;
 # they are still importable from here, where they used to be.
@@ -207,22 +207,14 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return s
 
 
-# errors of a value of the wrong JSON type, and the bounds of Go's integers
+# errors of a value of the wrong JSON type: the message says what the document held
 _TYPE_ERRORS = frozenset(("int_type", "bool_type", "string_type", "list_type", "dict_type", "model_type",
                           "literal_error", "float_type"))
-_GO_BOUNDS = {INT32_MIN: "int32", INT32_MAX: "int32", INT64_MIN: "int64", INT64_MAX: "int64"}
 
 
 def _message(err: Any) -> str:
-    """pydantic's message, saying what the document held where the type was
-    wrong, and which Go integer type a bound is of."""
     msg: str = err["msg"]
-    if err["type"] in _TYPE_ERRORS:
-        return f"{msg}, not {json_kind(err['input'])}"
-    bound = (err.get("ctx") or {}).get("le", (err.get("ctx") or {}).get("ge"))
-    if err["type"] in ("less_than_equal", "greater_than_equal") and type(bound) is int and bound in _GO_BOUNDS:
-        return f"{msg} (the field is an {_GO_BOUNDS[bound]})"
-    return msg
+    return f"{msg}, not {json_kind(err['input'])}" if err["type"] in _TYPE_ERRORS else msg
 
 
 def describe_validation_error(e: ValidationError, limit: int = 5) -> list[tuple[str, str]]:

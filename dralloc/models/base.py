@@ -11,7 +11,6 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
-    Field,
     PlainSerializer,
     PlainValidator,
     WithJsonSchema,
@@ -37,24 +36,12 @@ QuantityField = Annotated[
 ]
 
 
-# Integer fields as Go declares them: a JSON number out of range is refused by
-# the API server's decoder ("cannot unmarshal number ... of type int32"), and
-# so here (models are strict: no booleans, strings or 1.0 for an integer).
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
-Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
-
-
 def _int_or_string(v: Any) -> int | str:
     """intstr.IntOrString as its UnmarshalJSON reads it: a JSON string, or a
-    JSON number that is an int32 (never a boolean, never 1.5 or 1.0)."""
-    if isinstance(v, str):
+    JSON integer (never a boolean, never 1.5 or 1.0; its int32 range is
+    admission's to check, as for every integer field)."""
+    if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
         return v
-    if type(v) is int and INT32_MIN <= v <= INT32_MAX:
-        return v
-    if type(v) is int:
-        raise ValueError(f"an integer here must be an int32 ({INT32_MIN} to {INT32_MAX}), or a string")
     raise ValueError(f"expected an integer or a string (such as \"50%\"), not {json_kind(v)}")
 
 
@@ -122,7 +109,9 @@ class K8sModel(BaseModel):
     included), a boolean field ``true``/``false`` only, a string field a string
     only; a list is a list (not a tuple), a mapping a dict. Quantities
     (:data:`QuantityField`) take a string or a number, as Kubernetes'
-    ``resource.Quantity`` does."""
+    ``resource.Quantity`` does. An integer's range (Go's int32 or int64,
+    which the decoder also enforces) is admission's to check
+    (``format.int32``/``format.int64``, :mod:`dralloc.validation.formats`)."""
 
     model_config = ConfigDict(
         frozen=True,

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from dralloc.models.base import FreeForm, Int32, Int64, K8sModel, OpenModel
+from dralloc.models.base import FreeForm, K8sModel, OpenModel
 
 
 class OwnerReference(OpenModel):
@@ -28,7 +28,7 @@ class ObjectMeta(OpenModel):
     labels: dict[str, str] | None = None
     annotations: dict[str, str] | None = None
     creation_timestamp: str | None = None
-    generation: Int64 | None = None
+    generation: int | None = None
     resource_version: str | None = None
     owner_references: list[OwnerReference] | None = None
     deletion_timestamp: str | None = None
@@ -151,7 +151,7 @@ class PodSchedulingGroup(OpenModel):
 
 class PodSpec(OpenModel):
     node_name: str | None = None
-    priority: Int32 | None = None
+    priority: int | None = None
     priority_class_name: str | None = None
     resource_claims: list[PodResourceClaim] | None = None
     workload_ref: WorkloadReference | None = None

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from dralloc.models.base import FreeForm, Int32, Int64, IntOrString, K8sModel, OpenModel
+from dralloc.models.base import FreeForm, IntOrString, K8sModel, OpenModel
 from dralloc.models.core import LabelSelector, TypedObject
 
 
@@ -27,12 +27,12 @@ class PodDisruptionBudgetStatus(OpenModel):
     """What the disruption controller last computed; the eviction API decides
     from it (when ``observedGeneration`` has caught up with the spec)."""
 
-    observed_generation: Int64 | None = None
+    observed_generation: int | None = None
     disrupted_pods: dict[str, str] | None = None
-    disruptions_allowed: Int32 | None = None
-    current_healthy: Int32 | None = None
-    desired_healthy: Int32 | None = None
-    expected_pods: Int32 | None = None
+    disruptions_allowed: int | None = None
+    current_healthy: int | None = None
+    desired_healthy: int | None = None
+    expected_pods: int | None = None
     conditions: list[dict[str, FreeForm]] | None = None
 
 
@@ -50,7 +50,7 @@ class PriorityClass(TypedObject, OpenModel):
 
     kind: Literal["PriorityClass"] = "PriorityClass"
     api_version: str = "scheduling.k8s.io/v1"
-    value: Int32 = 0
+    value: int = 0
     global_default: bool | None = None
     preemption_policy: str | None = None
     description: str | None = None

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
-from dralloc.models.base import FreeForm, Int64, K8sModel, OpenModel, QuantityField
+from dralloc.models.base import FreeForm, K8sModel, OpenModel, QuantityField
 from dralloc.models.core import NodeSelector, ObjectMeta, TypedObject
 
 # ---------------------------------------------------------------- slices
@@ -21,11 +21,11 @@ class DeviceAttribute(K8sModel):
     """One typed attribute value. Exactly one field is set in valid input;
     the list forms come from the DRAListTypeAttributes feature."""
 
-    int_: Int64 | None = Field(default=None, alias="int")
+    int_: int | None = Field(default=None, alias="int")
     bool_: bool | None = Field(default=None, alias="bool")
     string: str | None = None
     version: str | None = None
-    ints: list[Int64] | None = None
+    ints: list[int] | None = None
     bools: list[bool] | None = None
     strings: list[str] | None = None
     versions: list[str] | None = None
@@ -168,8 +168,8 @@ class Device(K8sModel):
 
 class ResourcePool(K8sModel):
     name: str
-    generation: Int64 = 0
-    resource_slice_count: Int64 = 0
+    generation: int = 0
+    resource_slice_count: int = 0
 
 
 class DeviceMixin(K8sModel):
@@ -265,7 +265,7 @@ class DeviceToleration(K8sModel):
     operator: str | None = None
     value: str | None = None
     effect: str | None = None
-    toleration_seconds: Int64 | None = None
+    toleration_seconds: int | None = None
 
 
 class CapacityRequirements(K8sModel):
@@ -285,7 +285,7 @@ class ExactDeviceRequest(K8sModel):
     device_class_name: str = ""
     selectors: list[DeviceSelector] | None = None
     allocation_mode: str | None = None
-    count: Int64 | None = None
+    count: int | None = None
     admin_access: bool | None = None
     tolerations: list[DeviceToleration] | None = None
     capacity: CapacityRequirements | None = None
@@ -297,7 +297,7 @@ class DeviceSubRequest(K8sModel):
     device_class_name: str = ""
     selectors: list[DeviceSelector] | None = None
     allocation_mode: str | None = None
-    count: Int64 | None = None
+    count: int | None = None
     tolerations: list[DeviceToleration] | None = None
     capacity: CapacityRequirements | None = None
     derived_attributes: list[DerivedAttribute] | None = None

@@ -22,12 +22,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from dralloc.models.base import Int32, K8sModel, OpenModel
+from dralloc.models.base import K8sModel, OpenModel
 from dralloc.models.core import TypedObject
 
 
 class GangSchedulingPolicy(K8sModel):
-    min_count: Int32 | None = None
+    min_count: int | None = None
 
 
 class BasicSchedulingPolicy(K8sModel):
@@ -43,7 +43,7 @@ class PodGroupPolicy(K8sModel):
 
 
 class CompositeGangPolicy(K8sModel):
-    min_group_count: Int32 | None = None
+    min_group_count: int | None = None
 
 
 class CompositePolicy(K8sModel):
@@ -87,14 +87,14 @@ class PodGroupTemplate(OpenModel):
     scheduling_policy: PodGroupPolicy | None = None
     scheduling_constraints: SchedulingConstraints | None = None
     resource_claims: list[PodGroupResourceClaim] | None = None
-    priority: Int32 | None = None
+    priority: int | None = None
 
 
 class CompositePodGroupTemplate(OpenModel):
     name: str = ""
     scheduling_policy: CompositePolicy | None = None
     scheduling_constraints: SchedulingConstraints | None = None
-    priority: Int32 | None = None
+    priority: int | None = None
     pod_group_templates: list[PodGroupTemplate] | None = None
     composite_pod_group_templates: list[CompositePodGroupTemplate] | None = None
 
@@ -136,7 +136,7 @@ class PodGroupSpec(OpenModel):
     scheduling_policy: PodGroupPolicy | None = None
     scheduling_constraints: SchedulingConstraints | None = None
     resource_claims: list[PodGroupResourceClaim] | None = None
-    priority: Int32 | None = None
+    priority: int | None = None
 
 
 class PodGroup(TypedObject, OpenModel):
@@ -151,7 +151,7 @@ class CompositePodGroupSpec(OpenModel):
     workload_ref: PodGroupWorkloadRef | None = None
     scheduling_policy: CompositePolicy | None = None
     scheduling_constraints: SchedulingConstraints | None = None
-    priority: Int32 | None = None
+    priority: int | None = None
 
 
 class CompositePodGroup(TypedObject, OpenModel):
