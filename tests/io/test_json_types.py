@@ -17,6 +17,7 @@ import pytest
 
 from dralloc.cli.main import main
 from dralloc.io import load
+from dralloc.io.scenario import load_scenarios
 
 RES = "resource.k8s.io/v1"
 
@@ -277,3 +278,33 @@ def test_validate_and_allocate_name_object_and_field(tmp_path: Path, capsys: pyt
     err = capsys.readouterr().err
     assert "spec.devices[0].attributes.a.int" in err and "spec.devices.requests[0].exactly.count" in err
     assert "Traceback" not in err
+
+
+SCENARIO = """name: s
+node: {name: node-1, labels: {region: r1}}
+objects:
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: slice-1}
+  spec:
+    driver: driver-a
+    pool: {name: pool-1, generation: 1, resourceSliceCount: COUNT}
+    nodeName: node-1
+    devices:
+    - {name: device-1}
+claims: []
+"""
+
+
+@pytest.mark.parametrize(("count", "error"), [
+    ("1", ""), ("1.0", ""), ('"1"', 'the string "1"'), ("on", "a boolean (true)"),
+])
+def test_scenario_files_read_json_types_as_kubernetes_does(tmp_path: Path, count: str, error: str) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(SCENARIO.replace("COUNT", count))
+    scenarios, errors = load_scenarios([f])
+    if not error:
+        assert not errors and scenarios[0].objects.slices[0].spec.pool.resource_slice_count == 1
+        return
+    assert [(e.obj, e.field) for e in errors] == [("ResourceSlice slice-1", "spec.pool.resourceSliceCount")]
+    assert error in str(errors[0]) and "objects[0]" in str(errors[0])
