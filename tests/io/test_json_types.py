@@ -266,6 +266,18 @@ def test_the_fast_slice_builder_refuses_what_validation_refuses(tmp_path: Path, 
     assert [(e.obj, e.field) for e in objs.errors] == [("ResourceSlice node-1", f"spec.devices[0].{field}")]
 
 
+@pytest.mark.parametrize("value", [{"int": 1}, {"ints": [1, 2]}, {"bools": [True, False]}])
+def test_the_fast_slice_builder_still_shares_what_is_the_same(tmp_path: Path, value: dict[str, Any]) -> None:
+    items = [{"apiVersion": RES, "kind": "ResourceSlice", "metadata": {"name": f"node-{n}"},
+              "spec": {"driver": "gpu.example.com", "nodeName": f"node-{n}",
+                       "pool": {"name": f"node-{n}", "resourceSliceCount": 1},
+                       "devices": [_device({"a": value}, 8 * n + i) for i in range(8)]}} for n in range(2)]
+    objs = load([_write(tmp_path / "list.json", {"apiVersion": "v1", "kind": "List", "items": items})])
+    first, second = (s.spec.devices[0].attributes for s in objs.slices)  # type: ignore[index]
+    assert first is not None and second is not None
+    assert second["a"] is first["a"] and second["uuid"] is not first["uuid"]
+
+
 def test_validate_and_allocate_name_object_and_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = _write(tmp_path / "in.json", _attr({"int": "5"}), _exactly(count=True))
     assert main(["validate", str(f)]) == 1   # validate: findings on stdout, exit 1
