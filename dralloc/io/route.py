@@ -27,12 +27,14 @@ _KEY_END = r"(?=:(?:[ \t]|$))"
 _DIFFERENT_VALUES = "|".join((
     r"[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF",   # YAML 1.1 booleans
     r"[-+]?0[0-9_xXoObB][^\s,\[\]{}#:]*",                 # Go's base prefixes, octal
-    r"[-+]?[.0-9][^\s,\[\]{}#:]*_[^\s,\[\]{}#:]*",       # underscores in numbers
+    # underscores in numbers, or a float (1.0 reads as JSON's 1), tried after one
+    # first character, so floats cost the router nothing more
+    r"[-+]?[.0-9](?:[^\s,\[\]{}#:]*_[^\s,\[\]{}#:]*|(?<=\.)[0-9]+(?:[eE][-+]?[0-9]+)?"
+    r"|(?<=[0-9])[0-9]*(?:\.[0-9]*|(?=[eE]))(?:[eE][-+]?[0-9]+)?)",
     r"[-+]_[^\s,\[\]{}#:]*",                             # ... right after a sign
     r"[-+]?[0-9]{19,}",                                     # beyond int64
     r"[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)",                 # not JSON
     r"<<",                                                 # merge keys
-    r"[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*|[0-9]+(?=[eE]))(?:[eE][-+]?[0-9]+)?",   # floats: 1.0 reads as JSON's 1
 ))
 _NOT_STRING_KEYS = r"true|True|TRUE|false|False|FALSE|null|Null|NULL|~|[-+]?[.0-9][^\s,\[\]{}#:]*"
 NEEDS_EXACT = re.compile(
