@@ -11,6 +11,9 @@ here to follow ``go.yaml.in/yaml/v2`` (``resolve.go``, ``decode.go``) and
   (``0x``, ``0o``, ``0b``, a leading ``0`` for octal) and underscores;
   integers beyond int64 become unsigned, beyond uint64 floats; timestamps stay
   strings; ``.inf``/``.nan`` are floats, which JSON cannot hold (an error);
+  a float value that is a whole number below 1e21 becomes an integer, as Go's
+  ``json.Marshal`` writes it (``1.0`` and ``1e3`` -> ``1`` and ``1000``;
+  :func:`json_number`), so an integer field takes it as the API server does;
 * quoted and block scalars are strings; ``!!str``, ``!!int``, ``!!float``,
   ``!!bool``, ``!!null``, ``!!timestamp`` and ``!!binary`` force their type (a
   value that does not fit is an error); other tags are ignored;
@@ -38,6 +41,7 @@ import math
 import re
 import struct
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import yaml
@@ -289,17 +293,19 @@ class _Decoder:
             raise YAMLMeaningError(f"document is nested too deeply once its aliases are expanded "
                                    f"(more than {MAX_DEPTH} levels, line {node.line})")
 
-    def value(self, node: Node, depth: int) -> Any:
+    def value(self, node: Node, depth: int, key: bool = False) -> Any:
         self.step(depth, node)
         if node.kind == "alias":
-            return self.alias(node, depth)
+            return self.alias(node, depth, key)
         if node.kind == "scalar":
             v = node.value
             if v is _MERGE:
                 return "<<"
-            if isinstance(v, float) and not math.isfinite(v):
-                raise YAMLMeaningError(f"{v} cannot be written as JSON, which Kubernetes converts YAML to "
-                                       f"(line {node.line})")
+            if isinstance(v, float) and not key:
+                if not math.isfinite(v):
+                    raise YAMLMeaningError(f"{v} cannot be written as JSON, which Kubernetes converts YAML to "
+                                           f"(line {node.line})")
+                return json_number(v)
             return v
         if node.kind == "seq":
             return [self.value(n, depth + 1) for n in node.items]
@@ -307,13 +313,13 @@ class _Decoder:
         self.into(node, out, set(), depth)
         return out
 
-    def alias(self, node: Node, depth: int) -> Any:
+    def alias(self, node: Node, depth: int, key: bool = False) -> Any:
         if id(node) in self.active:
             raise YAMLMeaningError(f"anchor value contains itself (line {node.line})")
         self.active.add(id(node))
         self.alias_depth += 1
         try:
-            return self.value(node.value, depth)
+            return self.value(node.value, depth, key)
         finally:
             self.alias_depth -= 1
             self.active.discard(id(node))
@@ -327,7 +333,7 @@ class _Decoder:
             if i in node.merge_keys:
                 self.merge(items[i + 1], out, seen, depth)
                 continue
-            key = self.value(items[i], depth + 1)
+            key = self.value(items[i], depth + 1, key=True)
             name = json_key(key, items[i].line)
             value = self.value(items[i + 1], depth + 1)
             if (type(key), key) in seen:   # strict mode: the value is not set
@@ -351,6 +357,18 @@ class _Decoder:
             finally:
                 if src.kind == "alias":
                     self.alias_depth -= 1
+
+
+def json_number(v: float) -> float | int:
+    """A (finite) YAML float as the JSON sigs.k8s.io/yaml writes for it reads
+    back: Go's ``json.Marshal`` writes a float64 of magnitude below 1e21 in
+    plain decimals, so ``1.0`` and ``1e3`` become the JSON integers ``1`` and
+    ``1000`` -- which an integer field accepts, as the API server does for
+    YAML (while JSON's ``1.0`` is refused). The digits are the shortest that
+    read back as the float (Go's and Python's ``repr`` agree)."""
+    if v != v // 1 or abs(v) >= 1e21:
+        return v
+    return int(Decimal(repr(v))) if abs(v) >= 2**53 else int(v)
 
 
 def go_float32_text(v: float) -> str:

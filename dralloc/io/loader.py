@@ -48,6 +48,7 @@ from dralloc.models import (
     TypedObject,
     Workload,
 )
+from dralloc.models.base import json_kind
 
 # UnreadableError, read_documents and RawDocument live in dralloc.io.parse;
 # they are still importable from here, where they used to be.
@@ -209,12 +210,22 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return s
 
 
+# errors of a value of the wrong JSON type: the message says what the document held
+_TYPE_ERRORS = frozenset(("int_type", "bool_type", "string_type", "list_type", "dict_type", "model_type",
+                          "literal_error", "float_type"))
+
+
+def _message(err: Any) -> str:
+    msg: str = err["msg"]
+    return f"{msg}, not {json_kind(err['input'])}" if err["type"] in _TYPE_ERRORS else msg
+
+
 def describe_validation_error(e: ValidationError, limit: int = 5) -> list[tuple[str, str]]:
     """(field path, message) pairs, camelCase paths as the user wrote them."""
     out = []
     for err in e.errors()[:limit]:
         loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-        out.append((_field_path(loc), err["msg"]))
+        out.append((_field_path(loc), _message(err)))
     return out
 
 

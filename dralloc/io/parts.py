@@ -129,20 +129,26 @@ def attributes(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceAtt
     return out
 
 
-def types_of(raw: dict[str, Any]) -> list[type] | None:
-    """The type of each entry's one value (``{"int": 1}``: int), in one C-level pass."""
+def types_of(raw: dict[str, Any]) -> list[Any] | None:
+    """The type of each entry's one value (``{"int": 1}``: int), in one C-level
+    pass; for a list, its elements' types too (``[True, 2]`` equals ``[1, 2]``)."""
     try:
-        return list(map(type, map(next, map(iter, map(dict.values, raw.values())))))
+        values = list(map(next, map(iter, map(dict.values, raw.values()))))
     except TypeError:
         return None
+    types: list[Any] = list(map(type, values))
+    if list in types:
+        types = [(list, *map(type, v)) if t is list else t for t, v in zip(types, values, strict=True)]
+    return types
 
 
 def _from_base(raw: dict[str, Any], base: tuple[dict[str, Any], Any, dict[str, Any]],
                seen: dict[Any, Any]) -> dict[str, DeviceAttribute] | None:
     """``raw`` built from the first map of its names: that map's values where
     the raw entries are equal -- and their values of the same type, so that
-    1, 1.0 and true, which Python finds equal, stay apart -- and the differing
-    entries built; None when the types differ."""
+    1, 1.0 and true, which Python finds equal, stay apart (in lists too:
+    :func:`types_of`) -- and the differing entries built; None when the types
+    differ."""
     braw, btypes, built = base
     if btypes is None or types_of(raw) != btypes:
         return None

@@ -6,8 +6,11 @@ forms, and on constructs the fast parser reads but whose meaning is go-yaml's
 to give (anchors, tags, merge keys, complex keys, directives).
 :func:`needs_exact` finds any of them in a document's text (conservatively:
 a false positive only costs speed), and such a document is read by the exact
-path, :mod:`dralloc.io.goyaml`. Every rule is about one line, so a document's
-distinct lines can be checked instead of its text. A property test
+path, :mod:`dralloc.io.goyaml` (which also gives floats as sigs.k8s.io/yaml's
+JSON holds them, ``1.0`` as the integer ``1``, where the fast parser keeps a
+float: a document with a plain float takes the exact path too). Every rule is
+about one line, so a document's distinct lines can be checked instead of its
+text. A property test
 (tests/io/test_yaml_meaning.py) checks the promise: whatever the fast parser
 reads from a document this lets through is what go-yaml reads."""
 
@@ -24,7 +27,10 @@ _KEY_END = r"(?=:(?:[ \t]|$))"
 _DIFFERENT_VALUES = "|".join((
     r"[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF",   # YAML 1.1 booleans
     r"[-+]?0[0-9_xXoObB][^\s,\[\]{}#:]*",                 # Go's base prefixes, octal
-    r"[-+]?[.0-9][^\s,\[\]{}#:]*_[^\s,\[\]{}#:]*",       # underscores in numbers
+    # underscores in numbers, or a float (1.0 reads as JSON's 1), tried after one
+    # first character, so floats cost the router nothing more
+    r"[-+]?[.0-9](?:[^\s,\[\]{}#:]*_[^\s,\[\]{}#:]*|(?<=\.)[0-9]+(?:[eE][-+]?[0-9]+)?"
+    r"|(?<=[0-9])[0-9]*(?:\.[0-9]*|(?=[eE]))(?:[eE][-+]?[0-9]+)?)",
     r"[-+]_[^\s,\[\]{}#:]*",                             # ... right after a sign
     r"[-+]?[0-9]{19,}",                                     # beyond int64
     r"[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)",                 # not JSON
@@ -39,7 +45,7 @@ NEEDS_EXACT = re.compile(
 def needs_exact(text: str) -> bool:
     """Whether ``text`` may hold something the fast YAML 1.2 parser reads
     differently from Kubernetes: YAML 1.1 booleans, Go's integer forms,
-    integers beyond int64, infinities, merge keys, keys that are not strings,
+    integers beyond int64, floats, infinities, merge keys, keys that are not strings,
     anchors, aliases, tags, complex keys or directives. False positives only
     cost speed."""
     return NEEDS_EXACT.search(text) is not None

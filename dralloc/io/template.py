@@ -137,7 +137,7 @@ class Templates:
             ok = type(traw) is dict and type(tmap) is dict and bool(traw) and set(map(len, traw.values())) == {1}
             kept = self.types[id(tmap)] = (tmap, parts.types_of(traw) if ok else None)
         ttypes = kept[1]
-        if ttypes is None or list in ttypes or dict in ttypes or tuple(raw) != tuple(traw) \
+        if ttypes is None or dict in ttypes or tuple(raw) != tuple(traw) \
                 or parts.types_of(raw) != ttypes:
             got = parts.shared(raw, "attributes", parts.attributes, tables, key)
             return got, self.changed(got, tmap)

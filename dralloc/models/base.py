@@ -3,6 +3,7 @@ camelCase aliases, exact quantities."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from pydantic import (
@@ -11,6 +12,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     PlainSerializer,
+    PlainValidator,
     WithJsonSchema,
     model_validator,
 )
@@ -32,6 +34,37 @@ QuantityField = Annotated[
     PlainSerializer(lambda q: q.canonical(), return_type=str),
     WithJsonSchema({"type": "string"}),
 ]
+
+
+def _int_or_string(v: Any) -> int | str:
+    """intstr.IntOrString as its UnmarshalJSON reads it: a JSON string, or a
+    JSON integer (never a boolean, never 1.5 or 1.0; its int32 range is
+    admission's to check, as for every integer field)."""
+    if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
+        return v
+    raise ValueError(f"expected an integer or a string (such as \"50%\"), not {json_kind(v)}")
+
+
+def json_kind(v: Any) -> str:
+    """What a value read from JSON or YAML was in the document, for messages
+    (``a boolean (true)``, ``the string "5"``, ``the number 1.0``)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return f"a boolean ({'true' if v else 'false'})"
+    if isinstance(v, int) and v.bit_length() > 128:
+        return "a number of more than 38 digits"
+    if isinstance(v, int | float):
+        return f"the number {v!r}"
+    if isinstance(v, str):
+        text = json.dumps(v, ensure_ascii=False)
+        return f"the string {text if len(text) <= 40 else text[:36] + '...' + chr(34)}"
+    if isinstance(v, dict):
+        return "a mapping"
+    return "a list" if isinstance(v, list) else f"a {type(v).__name__}"
+
+
+IntOrString = Annotated[int | str, PlainValidator(_int_or_string), WithJsonSchema({"type": ["integer", "string"]})]
 
 
 MAX_FREE_DEPTH = 100          # levels a free-form value may nest
@@ -68,7 +101,17 @@ FreeForm = Annotated[Any, AfterValidator(bounded)]
 
 class K8sModel(BaseModel):
     """A frozen Kubernetes API struct. Unknown fields are rejected so that a
-    misspelt field is an error rather than a silently ignored setting."""
+    misspelt field is an error rather than a silently ignored setting.
+
+    Validation is strict, as the API server's JSON decoder (encoding/json
+    into typed Go structs) is: an integer field takes a JSON integer only (not
+    a boolean, a string, or a number with a fraction or an exponent -- ``1.0``
+    included), a boolean field ``true``/``false`` only, a string field a string
+    only; a list is a list (not a tuple), a mapping a dict. Quantities
+    (:data:`QuantityField`) take a string or a number, as Kubernetes'
+    ``resource.Quantity`` does. An integer's range (Go's int32 or int64,
+    which the decoder also enforces) is admission's to check
+    (``format.int32``/``format.int64``, :mod:`dralloc.validation.formats`)."""
 
     model_config = ConfigDict(
         frozen=True,
@@ -77,6 +120,7 @@ class K8sModel(BaseModel):
         extra="forbid",
         arbitrary_types_allowed=True,
         validate_default=False,
+        strict=True,
     )
 
     def dump(self) -> dict[str, Any]:

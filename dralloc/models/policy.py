@@ -8,10 +8,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from dralloc.models.base import FreeForm, K8sModel, OpenModel
+from dralloc.models.base import FreeForm, IntOrString, K8sModel, OpenModel
 from dralloc.models.core import LabelSelector, TypedObject
-
-IntOrString = int | str
 
 
 class PodDisruptionBudgetSpec(K8sModel):

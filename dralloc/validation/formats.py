@@ -18,6 +18,7 @@ SEMVER = re.compile(
 
 MAX_LABEL, MAX_SUBDOMAIN, MAX_ID, MAX_DRIVER = 63, 253, 32, 63
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -113,6 +114,16 @@ def int64(c: Collector, path: str, value: int | None, what: str) -> bool:
         return True
     c.add(path, "format.int64", f"{what} {value} does not fit in a 64-bit integer "
           f"({INT64_MIN} to {INT64_MAX}); the API server cannot decode it")
+    return False
+
+
+def int32(c: Collector, path: str, value: int | None, what: str) -> bool:
+    """Whether ``value`` fits a 32-bit integer (the API server cannot decode
+    larger numbers into an int32 field); reports it when not."""
+    if value is None or INT32_MIN <= value <= INT32_MAX:
+        return True
+    c.add(path, "format.int32", f"{what} {value} does not fit in a 32-bit integer "
+          f"({INT32_MIN} to {INT32_MAX}); the API server cannot decode it")
     return False
 
 

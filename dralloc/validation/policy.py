@@ -48,6 +48,8 @@ def _int_or_percent(c: Collector, path: str, value: int | str | None) -> None:
         return
     if isinstance(value, bool) or (isinstance(value, int) and value < 0):
         c.add(path, "budget.value", f"{value!r} must be a non-negative integer or a percentage")
+    elif isinstance(value, int):
+        f.int32(c, path, value, path.rsplit(".", 1)[-1])
     elif isinstance(value, str):
         if not PERCENT.match(value):
             c.add(path, "budget.value", f"{value!r} must be a non-negative integer or a percentage such as '50%'")

@@ -44,6 +44,8 @@ def check_policy(c: Collector, path: str, policy: PodGroupPolicy | None) -> None
         what = "none is set" if not set_ else f"{' and '.join(set_)} are set"
         c.add(path, "scheduling.policy", f"exactly one of basic, gang is required; {what}")
         return
+    if policy.gang is not None and not formats.int32(c, f"{path}.gang.minCount", policy.gang.min_count, "minCount"):
+        return
     if policy.gang is not None and (policy.gang.min_count is None or policy.gang.min_count <= 0):
         got = "missing" if policy.gang.min_count is None else str(policy.gang.min_count)
         c.add(f"{path}.gang.minCount", "scheduling.min-count", f"must be a positive integer (got {got})")
@@ -56,12 +58,16 @@ def check_composite_policy(c: Collector, path: str, policy: CompositePolicy | No
         c.add(path, "scheduling.policy", f"exactly one of basic, gang is required; {what}")
         return
     gang = policy.gang if policy else None
+    if gang is not None and not formats.int32(c, f"{path}.gang.minGroupCount", gang.min_group_count, "minGroupCount"):
+        return
     if gang is not None and (gang.min_group_count is None or gang.min_group_count <= 0):
         got = "missing" if gang.min_group_count is None else str(gang.min_group_count)
         c.add(f"{path}.gang.minGroupCount", "scheduling.min-count", f"must be a positive integer (got {got})")
 
 
 def check_priority(c: Collector, path: str, priority: int | None) -> None:
+    if priority is not None and priority < 0 and not formats.int32(c, path, priority, "priority"):
+        return
     if priority is not None and priority > HIGHEST_USER_PRIORITY:
         c.add(path, "scheduling.priority", f"{priority} is above the highest user-definable priority "
               f"{HIGHEST_USER_PRIORITY:,}")

@@ -158,6 +158,26 @@ def test_every_command_refuses_what_validate_calls_an_error(
         assert all(line.startswith(f"dralloc {argv(f)[0]}: error: {f}#") for line in err.splitlines()), err
 
 
+@pytest.mark.parametrize(("case", "docs", "where"), [
+    ("count as a string", {"claim": CLAIM.replace("deviceClassName: gpu\n", "deviceClassName: gpu\n        count: '1'\n")},
+     "#3: ResourceClaim train: spec.devices.requests[0].exactly.count: Input should be a valid integer, "
+     'not the string "1"'),
+    ("attribute int as a YAML 1.1 boolean", {"slice": SLICE.replace("{model: {string: a100}}",
+                                                                    "{model: {string: a100}, cores: {int: yes}}")},
+     "#2: ResourceSlice node-1-gpus: spec.devices[0].attributes.cores.int: Input should be a valid integer, "
+     "not a boolean (true)"),
+])
+def test_every_command_refuses_a_json_type_the_decoder_refuses(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, docs: dict[str, str], where: str) -> None:
+    f = cluster(tmp_path, **docs)
+    code, out, _ = run(["validate", str(f)], capsys)
+    assert code == 1 and f"{f}{where.replace(': Input', ': error: Input')} [load]" in out, out
+    for name, argv in COMMANDS.items():
+        code, _, err = run(argv(f), capsys)
+        assert code == 2, (name, err)
+        assert err.splitlines() == [f"dralloc {argv(f)[0]}: error: {f}{where}"], (name, err)
+
+
 def test_a_huge_counter_is_accepted_as_the_api_server_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Kubernetes keeps decimal quantities beyond int64 exactly ("any parsed quantity is valid"
     # for counters, and capacities are not range-checked): admission accepts, engines must cope

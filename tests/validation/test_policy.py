@@ -24,6 +24,7 @@ def pdb(**spec: object) -> dict:
 @pytest.mark.parametrize("spec,bad", [
     ({"minAvailable": 1, "maxUnavailable": 1}, ("spec", "budget.one-of")),
     ({"minAvailable": -1}, ("spec.minAvailable", "budget.value")),
+    ({"maxUnavailable": 2**31}, ("spec.maxUnavailable", "format.int32")),   # intstr's integer is an int32
     ({"maxUnavailable": "50"}, ("spec.maxUnavailable", "budget.value")),
     ({"maxUnavailable": "150%"}, ("spec.maxUnavailable", "budget.value")),
     ({"minAvailable": 1, "unhealthyPodEvictionPolicy": "Sometimes"},

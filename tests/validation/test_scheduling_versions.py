@@ -70,6 +70,10 @@ def test_a_v1beta1_workload_with_templates_is_read() -> None:
                                                                       "schedulingPolicy": {"basic": {}}}]}]}},
      "exactly one of podGroupTemplates and compositePodGroupTemplates"),
     (composite({"gang": {"minGroupCount": 0}}), "minGroupCount: must be a positive integer"),
+    # int32 fields: a number beyond int32 is refused by the API server's decoder
+    (group("v1beta1", min_count=2**31), "minCount: minCount 2147483648 does not fit in a 32-bit integer"),
+    (composite({"gang": {"minGroupCount": 2**31}}), "minGroupCount: minGroupCount 2147483648 does not fit"),
+    (group("v1beta1", priority=-(2**31) - 1), "priority: priority -2147483649 does not fit in a 32-bit integer"),
     (group("v1beta1", parentCompositePodGroupName="top"), "required when parentCompositePodGroupName is set"),
 ])
 def test_what_the_api_server_refuses_is_a_finding_naming_the_field(obj: Doc, message: str) -> None:
