@@ -27,9 +27,11 @@ shared machine; the best time of each is kept:
   ``load + admit`` is what every command pays. Peak RSS is measured after the
   load and again after admission.
 
-A measure whose process fails (the bare parse of the 5,000-node kubectl-style
-List asks for more memory than this 24 GB machine has) is a row saying so, and
-the other measures go on.
+A measure whose process fails is a row saying so, and the other measures go
+on; the bare parse of the 5,000-node kubectl-style List (more memory than this
+24 GB machine has, for orjson at once) is then measured item by item: orjson
+on each item, every item kept, the items' places found before the clock
+starts (a stricter baseline: faster than the whole-List parse where both run).
 
 Inputs are generated once into ``--workdir`` (not the repository) and reused.
 ``--write`` puts the table into docs/benchmarks.md (between the markers of
@@ -73,6 +75,24 @@ if what == "raw":
                 docs.extend(fast_yaml.safe_load_all(text[at:cut], max_documents=10_000_000))
                 at = cut
         out.update(raw_s=time.perf_counter() - t, raw_cpu=time.process_time() - c)
+elif what == "raw-items":   # kubectl's indented List, its items parsed one by one (every one kept)
+    data = [p.read_bytes() for p in paths]
+    import orjson
+    pieces = []   # where the items are (found before the clock starts: the parse alone is timed)
+    for raw in data:
+        view = memoryview(raw)   # (slices of it are not copies)
+        at = raw.index(b'"items": [') + len(b'"items": [')
+        end = raw.rindex(b"\n    ],")
+        while at < end:
+            at += 2 if raw[at:at + 2] == b",\n" else 1 if raw[at:at + 1] == b"\n" else 0
+            stop = raw.find(b"\n        }", at)   # an item's closing brace, at the items' indentation
+            stop = end if stop < 0 else stop + len(b"\n        }")
+            pieces.append(view[at:stop])
+            at = stop
+    with quiet_gc():
+        t, c = time.perf_counter(), time.process_time()
+        docs = [orjson.loads(piece) for piece in pieces]
+        out.update(raw_s=time.perf_counter() - t, raw_cpu=time.process_time() - c, raw_items=1.0)
 else:
     from dralloc.io import load
     from dralloc.validation.admission import admit
@@ -151,11 +171,13 @@ def child(what: str, paths: list[Path]) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def measure(paths: list[Path], repeat: int) -> dict[str, float]:
+def measure(paths: list[Path], repeat: int, kubectl: bool = False) -> dict[str, float]:
     best: dict[str, float] = {}
     for _ in range(repeat):
         for what in ("raw", "load"):
             r = child(what, paths)
+            if "raw_failed" in r and kubectl:   # the whole List asks more memory than there is: item by item
+                r = child("raw-items", paths)
             for k, v in r.items():
                 if k.endswith(("_s", "_cpu")):
                     best[k] = min(best.get(k, float("inf")), v)
@@ -176,6 +198,8 @@ HEAD = ("| nodes | layout | MB | devices | raw parse s (CPU) | load s (CPU) | ad
 
 
 def row(nodes: int, layout: str, r: dict[str, float]) -> str:
+    if r.get("raw_items"):
+        layout += " (raw parse item by item: the whole List did not fit)"
     if "raw_cpu" not in r or "load_cpu" not in r:
         raw = f"{r['raw_s']:.1f} ({r['raw_cpu']:.1f})" if "raw_cpu" in r else "could not run (see stderr)"
         load = (f"{r['load_s']:.1f} ({r['load_cpu']:.1f}) | {r['admit_s']:.1f} ({r['admit_cpu']:.1f})"
@@ -207,7 +231,7 @@ def main() -> None:
     for n in args.nodes:
         inputs = generate(args.workdir, n)
         for layout in layouts:
-            lines.append(row(n, layout, measure(inputs[layout], args.repeat)))
+            lines.append(row(n, layout, measure(inputs[layout], args.repeat, layout == "kubectl-json")))
             print(lines[-1], flush=True)
     table = "\n".join(lines)
     if args.write:

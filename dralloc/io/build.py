@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from dralloc.io import parts, share
+from dralloc.io import parts, share, template
 from dralloc.io.parts import KEY_ERRORS, Unusual, dumps, intern
 from dralloc.models import ResourceSlice, TypedObject
 from dralloc.models.resource import Device
@@ -114,14 +114,37 @@ def _slice(data: dict[str, Any], tables: share.Tables) -> ResourceSlice:
     tables.slice += 1
     spec = dict(spec)
     devices = spec.get("devices")
+    how = None
     if devices is not None:
         if type(devices) is not list:
             raise Unusual
-        spec["devices"] = _devices(devices, tables)
+        spec["devices"], how = _from_template(spec.get("driver"), devices, tables)
     counter_sets = spec.get("sharedCounters")
     if counter_sets is not None:
         spec["sharedCounters"] = [parts.COUNTER_SETS(c) for c in counter_sets]
-    return ResourceSlice.model_validate({**data, "spec": spec})
+    out = ResourceSlice.model_validate({**data, "spec": spec})
+    if how is not None:
+        tables.derived[id(out)] = (out, how)
+    return out
+
+
+def _from_template(driver: Any, devices: list[Any], tables: share.Tables) -> tuple[list[Device], Any]:
+    """A slice's devices, built from an earlier slice of the same device
+    names where there is one (:mod:`.template`), else from their parts (and
+    then kept as a template for later slices)."""
+    tpls = tables.templates
+    if tpls is None:
+        tpls = tables.templates = template.Templates()
+    tpl, names = tpls.find(driver, devices)
+    if tpl is not None:
+        got = template.derive(devices, tpl, names, tables)
+        if got is not None:
+            if names != tpl.names:   # built from a slice of other names: a template for its own
+                tpls.add(driver, names, devices, got[0])
+            return got
+    out = _devices(devices, tables)
+    tpls.add(driver, names, devices, out)
+    return out, None
 
 
 def validate(model: type[TypedObject], data: dict[str, Any]) -> TypedObject:

@@ -114,6 +114,8 @@ class ObjectSet:
     api_seen: SeenMap = field(default_factory=dict)     # every (apiVersion, kind) and release field read
     origin: dict[int, str] = field(default_factory=dict)  # id(obj) -> where
     admitted: bool = False  # every object defaulted and validated as the API server does
+    # id(slice) -> (slice, how its devices were built from an earlier slice's): admission checks what changed
+    derived: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, objects: Iterable[TypedObject]) -> ObjectSet:
@@ -157,6 +159,7 @@ class ObjectSet:
         self.unserved.extend(other.unserved)
         self.notes.extend(other.notes)
         merge(self.api_seen, other.api_seen)
+        self.derived.update(other.derived)
         self.admitted = False
 
     def all(self) -> Iterator[TypedObject]:
@@ -365,7 +368,7 @@ def load(inputs: Iterable[Input], *, collect: bool = False, strict: bool = False
     items = expand(inputs)
     version = release(items, kubernetes_version)  # a cluster's release when none is given: asked first
     meter = LoadProgress(sum(size(i) for i in items), progress)
-    with build.quiet_gc(), share.sharing():   # nodes of one type share their devices' parts
+    with build.quiet_gc(), share.sharing() as tables:   # nodes of one type share their devices' parts
         for doc in documents(items, meter):
             if isinstance(doc, InputError):
                 reader.out.errors.append(doc)
@@ -375,6 +378,7 @@ def load(inputs: Iterable[Input], *, collect: bool = False, strict: bool = False
                 reader.document(doc)
                 meter.object()
     meter.finish()
+    reader.out.derived.update(tables.derived)
     reader.out.unserved.extend(unserved(reader.out.api_seen, version))
     if reader.out.errors and not collect:
         raise InputErrors(reader.out.errors)

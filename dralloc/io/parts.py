@@ -125,11 +125,11 @@ def attributes(raw: dict[str, Any], tables: share.Tables) -> dict[str, DeviceAtt
             raise Unusual
         out[intern(name)] = ATTRIBUTES(attr, seen)
     if set(map(len, raw.values())) == {1}:
-        tables.bases[names] = (raw, _types(raw), out)
+        tables.bases[names] = (raw, types_of(raw), out)
     return out
 
 
-def _types(raw: dict[str, Any]) -> list[Any] | None:
+def types_of(raw: dict[str, Any]) -> list[Any] | None:
     """The type of each entry's one value (``{"int": 1}``: int), in one C-level
     pass; for a list, its elements' types too (``[True, 2]`` equals ``[1, 2]``)."""
     try:
@@ -147,10 +147,10 @@ def _from_base(raw: dict[str, Any], base: tuple[dict[str, Any], Any, dict[str, A
     """``raw`` built from the first map of its names: that map's values where
     the raw entries are equal -- and their values of the same type, so that
     1, 1.0 and true, which Python finds equal, stay apart (in lists too:
-    :func:`_types`) -- and the differing entries built; None when the types
+    :func:`types_of`) -- and the differing entries built; None when the types
     differ."""
     braw, btypes, built = base
-    if btypes is None or _types(raw) != btypes:
+    if btypes is None or types_of(raw) != btypes:
         return None
     out = dict(built)
     for name in compress(built, map(ne, raw.values(), braw.values())):

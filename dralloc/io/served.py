@@ -10,7 +10,9 @@ had for any release afterwards (``compare-versions`` asks two)."""
 
 from __future__ import annotations
 
-from operator import attrgetter
+from functools import partial
+from itertools import chain
+from operator import attrgetter, is_not
 from typing import Any
 
 from dralloc.io.parse import RawDocument
@@ -35,6 +37,7 @@ def _steps(path: str) -> list[tuple[str, Any, bool]]:
 
 
 _STEPS: dict[str, list[tuple[str, Any, bool]]] = {}
+_is_set = partial(is_not, None)
 
 
 def present(obj: Any, path: str) -> bool:
@@ -48,7 +51,8 @@ def present(obj: Any, path: str) -> bool:
             values = [getattr(o, attr, None) for o in level]
         if values.count(None) == len(values):
             return False
-        level = [x for v in values if v is not None for x in v] if many else [v for v in values if v is not None]
+        # (C-level passes: a list left out is None or empty, and holds nothing to look into)
+        level = list(chain.from_iterable(filter(None, values))) if many else list(filter(_is_set, values))
         if not level:
             return False
     return True

@@ -47,6 +47,8 @@ class Tables:
         self.origin: dict[int, int] = {}     # id(map) -> the slice that first built it
         self.first: dict[int, list[Any]] = {}   # id(attribute map) -> devices built in that slice
         self.slice = 0                       # the slice being built (a serial number)
+        self.templates: Any = None           # earlier slices later ones are built from (dralloc.io.template)
+        self.derived: dict[int, Any] = {}    # id(slice) -> (slice, how its devices were derived)
 
     def remember(self, table: dict[Any, Any], key: Any, value: Any) -> Any:
         if len(table) < LIMIT:

@@ -12,6 +12,7 @@ pool only when a request needs it (dralloc's engines report it the same way)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from dralloc.errors import InputError
 from dralloc.io import ObjectSet
@@ -51,11 +52,13 @@ def collector_for(obj: TypedObject, where: str) -> Collector:
     return Collector(where, obj.ref.strip())
 
 
-def check_object(c: Collector, obj: TypedObject) -> None:
-    """Every rule the API server applies to ``obj`` (already defaulted)."""
+def check_object(c: Collector, obj: TypedObject, derived: dict[int, Any] | None = None) -> None:
+    """Every rule the API server applies to ``obj`` (already defaulted);
+    ``derived``: how the loader built slices from earlier ones
+    (:attr:`ObjectSet.derived`), so that only what changed is checked."""
     metadata(c, obj)
     if isinstance(obj, ResourceSlice):
-        check_slice(c, obj)
+        check_slice(c, obj, derived)
     elif isinstance(obj, ResourceClaim):
         check_claim(c, obj)
         check_claim_status(c, obj)
@@ -92,7 +95,7 @@ def object_findings(objs: ObjectSet) -> list[Finding]:
     out: list[Finding] = []
     for obj in objs.all():
         c = collector_for(obj, objs.where(obj))
-        check_object(c, obj)
+        check_object(c, obj, objs.derived)
         out.extend(c.findings)
     return out
 

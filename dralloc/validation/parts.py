@@ -10,6 +10,7 @@ uses it, under that device's path."""
 from __future__ import annotations
 
 from operator import itemgetter
+from typing import Any
 
 from dralloc.models import DeviceAttribute, DeviceCapacity
 from dralloc.models.resource import DeviceCounterConsumption
@@ -67,15 +68,16 @@ class Clean:
     reused; a full table starts over (parts come slice by slice, so the
     recent ones are what repeats)."""
 
-    def __init__(self) -> None:
-        self.seen: dict[int, tuple[object, int]] = {}
+    def __init__(self, limit: int = 1 << 16) -> None:
+        self.seen: dict[int, tuple[object, Any]] = {}
+        self.limit = limit
 
-    def get(self, part: object) -> int | None:
+    def get(self, part: object) -> Any:
         hit = self.seen.get(id(part))
         return hit[1] if hit is not None and hit[0] is part else None
 
-    def put(self, part: object, value: int) -> None:
-        if len(self.seen) >= 1 << 16:
+    def put(self, part: object, value: Any) -> None:
+        if len(self.seen) >= self.limit:
             self.seen.clear()
         self.seen[id(part)] = (part, value)
 
@@ -137,6 +139,7 @@ def attributes(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> in
 # value is held, so a live object of that id is that value. Names found clean
 # beside them (a value's checks do not depend on its name).
 _CLEAN_VALUES: dict[int, tuple[DeviceAttribute, int]] = {}
+CLEAN_VALUES = _CLEAN_VALUES
 _CLEAN_NAMES: set[str] = set()
 _HELD = itemgetter(1)
 
@@ -182,6 +185,18 @@ def _attribute_map(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -
             known[id(attr)] = (attr, n)
         values += n
     return values
+
+
+def attribute_value_count(c: Collector, attr: DeviceAttribute) -> int:
+    """Check one attribute value met for the first time (remembered when
+    clean); how many values it holds."""
+    if len(_CLEAN_VALUES) >= 1 << 16:
+        _CLEAN_VALUES.clear()
+    before = len(c.findings)
+    n = _attribute(c, "", attr)
+    if len(c.findings) == before:
+        _CLEAN_VALUES[id(attr)] = (attr, n)
+    return n
 
 
 def capacities(c: Collector, path: str, caps: dict[str, DeviceCapacity], multi: bool) -> None:

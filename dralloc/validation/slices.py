@@ -9,6 +9,7 @@ counter consumptions) are checked in :mod:`.parts`, each shared part once."""
 from __future__ import annotations
 
 from operator import attrgetter
+from typing import Any
 
 from dralloc.models import Device, DeviceTaint, NodeSelector, ResourceSlice
 from dralloc.models.resource import CounterSet
@@ -235,13 +236,18 @@ def _devices(c: Collector, s: ResourceSlice) -> None:
             c.add(f"spec.devices[{i}].name", "slice.devices.unique", f"duplicate device name {d.name!r}")
         seen.add(d.name)
         if per_device or not _known_clean(d):
+            before = len(c.findings)
             _device(c, i, d, per_device)
+            if not per_device and len(c.findings) == before:
+                _CLEAN_DEVICES.put(d, 1)   # (its checks do not depend on the slice, without per-device selection)
 
 
 # what a device beyond name, attributes, capacity and consumption may set (read in one C-level pass)
 _EXTRAS = attrgetter("taints", "binding_conditions", "binding_failure_conditions", "node_name", "node_selector",
                      "all_nodes", "node_allocatable_resources", "node_allocatable_resource_mappings")
 _NO_EXTRAS = (None,) * 8
+_NAME = attrgetter("name")
+_ATTRIBUTES = attrgetter("attributes")
 _CLEAN_DEVICES = parts.Clean()   # whole devices found clean (the loader shares them between slices)
 _DEVICES_SEEN, _MAPS_SEEN = _CLEAN_DEVICES.seen, parts.CLEAN_MAPS.seen   # (a full table is cleared, not replaced)
 _CAPACITY_MAPS_SEEN = {multi: t.seen for multi, t in parts.CLEAN_CAPACITY_MAPS.items()}
@@ -276,7 +282,88 @@ def _known_clean(d: Device) -> bool:
     return True
 
 
-def check_slice(c: Collector, s: ResourceSlice) -> None:
+def check_slice(c: Collector, s: ResourceSlice, derived: dict[int, Any] | None = None) -> None:
     _spec_header(c, s)
     _counter_sets(c, s.spec.shared_counters or [])
+    got = derived.get(id(s)) if derived else None
+    how = got[1] if got is not None and got[0] is s else None
+    counts = _derived_clean(s, how) if how is not None else None
+    if how is not None and counts is not None:
+        _CLEAN_LISTS.put(how.built, counts)   # (slices built from this one are checked against it)
+        return
+    before = len(c.findings)
     _devices(c, s)
+    if how is not None and len(c.findings) == before and not s.spec.per_device_node_selection:
+        _clean_list(how.built)
+
+
+# device lists (as the loader built them) whose devices are all clean, names unique, at most 64:
+# the values each device's attribute map holds (kept here: the tables of single parts are bounded)
+_CLEAN_LISTS = parts.Clean(1 << 18)
+
+
+def _clean_list(devices: list[Device]) -> tuple[int, ...] | None:
+    """The values each device's attribute map holds, when every device of a
+    template slice is known clean and their names are unique (and the slice
+    within every device count); else None."""
+    got = _CLEAN_LISTS.get(devices)
+    if got is not None:
+        return got   # type: ignore[no-any-return]
+    if len(devices) > MAX_DEVICES_WITH_TAINTS_OR_COUNTERS or len(set(map(_NAME, devices))) != len(devices):
+        return None
+    seen, counts = _DEVICES_SEEN, []
+    for d in devices:
+        held = seen.get(id(d))
+        if held is None or held[0] is not d:
+            return None
+        n = parts.CLEAN_MAPS.get(d.attributes) if d.attributes else 0
+        if n is None:
+            return None
+        counts.append(n)
+    out = tuple(counts)
+    _CLEAN_LISTS.put(devices, out)
+    return out
+
+
+def _derived_clean(s: ResourceSlice, how: Any) -> tuple[int, ...] | None:
+    """The values each device's attribute map holds, when the devices of
+    ``s``, built by the loader from an earlier slice's
+    (:class:`dralloc.io.template.Derived`), are clean: the earlier slice's
+    are (names unique), and each device is its device or it with some
+    attribute values replaced by other scalars (names, counts and every other
+    part are the clean device's), and those values are clean -- each
+    distinct map checked once. None: not known so (the whole check then runs
+    and says what is wrong)."""
+    devices = s.spec.devices or []
+    template: list[Device] = how.template
+    changes: list[tuple[str, ...] | None] = how.changes
+    if len(devices) != len(template) or s.spec.per_device_node_selection or None in changes:
+        return None
+    counts = _clean_list(template)
+    if counts is None:
+        return None
+    maps, values = _MAPS_SEEN, parts.CLEAN_VALUES
+    # each distinct map once, through one device that holds it: every value of the map is that
+    # device's template map's (clean) but the changed ones checked here
+    for i in dict(zip(map(id, map(_ATTRIBUTES, devices)), range(len(devices)), strict=True)).values():
+        names = changes[i]
+        if not names:
+            continue   # the template's device itself
+        attrs = devices[i].attributes
+        clean = maps.get(id(attrs))
+        if clean is not None and clean[0] is attrs:
+            continue
+        if type(attrs) is not dict:
+            return None
+        for name in names:
+            value = attrs[name]
+            if value.ints is not None or value.bools is not None or value.strings is not None \
+                    or value.versions is not None:
+                return None
+            known_value = values.get(id(value))
+            if known_value is None or known_value[0] is not value:
+                one = Collector("", "")
+                if parts.attribute_value_count(one, value) != 1 or one.findings:
+                    return None
+        parts.CLEAN_MAPS.put(attrs, counts[i])   # (at most as many values: a scalar replaced each)
+    return counts
