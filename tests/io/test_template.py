@@ -185,3 +185,67 @@ def test_admission_of_twins_is_what_admission_of_lone_slices_says() -> None:
              for e in _admit_errors(raw)]
     assert together == apart
     assert {source for source, _, _ in together} == {f"doc {k}" for k in range(1, 1 + len(bad))}
+
+
+# -- property: any change to a twin, built after its template in one load, gives what validation gives alone
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_LEAVES: list[Any] = [0, 1, -1, 2**63, 1.0, 0.5, True, False, None, "", "x", "GPU-cccc", "1.0.0", "10Gi", [], [1],
+                      [True], ["a"], {}, {"int": 1}, {"string": "y"}, {"bool": True}]
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _paths(v, (*path, i))
+    return out
+
+
+def _apply(devices: list[Any], edit: tuple[int, int, Any, str]) -> None:
+    pick, device, leaf, how = edit
+    target = devices[device % len(devices)]
+    paths = [p for p in _paths(target) if p]
+    path = paths[pick % len(paths)]
+    parent = target
+    for k in path[:-1]:
+        parent = parent[k]
+    if how == "set":
+        parent[path[-1]] = copy.deepcopy(leaf)
+    elif how == "drop" and isinstance(parent, dict):
+        del parent[path[-1]]
+    elif how == "add" and isinstance(parent, dict):
+        parent[f"k{pick % 7}"] = copy.deepcopy(leaf)
+    elif how == "flip":   # a number or boolean as an equal value of another type (Python: 1 == 1.0 == True)
+        numbers = [p for p in paths if _at(target, p) is not None and type(_at(target, p)) in (int, float, bool)]
+        if numbers:
+            path = numbers[pick % len(numbers)]
+            parent = _at(target, path[:-1])
+            v = parent[path[-1]]
+            parent[path[-1]] = {int: bool(v) if v in (0, 1) else float(v), bool: int(v), float: int(v)}[type(v)]
+
+
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    for k in path:
+        value = value[k]
+    return value
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 200), st.integers(0, 2), st.sampled_from(_LEAVES),
+                          st.sampled_from(["set", "drop", "add", "flip"])), min_size=1, max_size=3))
+def test_any_twin_is_what_validation_gives(edits: list[tuple[int, int, Any, str]]) -> None:
+    twin = _twin()
+    for edit in edits:
+        _apply(twin["spec"]["devices"], edit)
+    (_, got), _ = _built(_template(), twin)
+    want = _alone(twin)
+    assert got == want
+    if isinstance(want, ResourceSlice):
+        assert _fields_set(got) == _fields_set(want)
+        assert got.dump() == want.dump()
