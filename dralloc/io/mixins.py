@@ -17,7 +17,6 @@ attributes and capacities applies to the flattened device and is checked by
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 from typing import Any, TypeVar
 
 from dralloc.errors import InputError
@@ -25,7 +24,6 @@ from dralloc.models import CounterSet, Device, DeviceCounterConsumption, Resourc
 from dralloc.models.base import K8sModel
 
 MAX_INCLUDES = 8
-_INCLUDES, _CONSUMES = attrgetter("includes"), attrgetter("consumes_counters")
 MAP_FIELDS = ("attributes", "capacity", "counters")
 
 M = TypeVar("M", bound=K8sModel)
@@ -39,11 +37,13 @@ def needs_flattening(s: ResourceSlice) -> bool:
     for cs in spec.shared_counters or ():
         if cs.includes is not None:
             return True
-    devices = spec.devices or ()
-    if list(map(_INCLUDES, devices)).count(None) != len(devices):
-        return True
-    lists = {id(cs): cs for cs in map(_CONSUMES, devices) if cs}   # (shared between devices)
-    return any(c.includes is not None for cs in lists.values() for c in cs)
+    for d in spec.devices or ():
+        if d.includes is not None:
+            return True
+        for c in d.consumes_counters or ():
+            if c.includes is not None:
+                return True
+    return False
 
 
 def _index(mixins: Sequence[Any] | None, kind: str) -> dict[str, Any]:

@@ -10,9 +10,7 @@ had for any release afterwards (``compare-versions`` asks two)."""
 
 from __future__ import annotations
 
-from functools import partial
-from itertools import chain
-from operator import attrgetter, is_not
+from operator import attrgetter
 from typing import Any
 
 from dralloc.io.parse import RawDocument
@@ -37,7 +35,6 @@ def _steps(path: str) -> list[tuple[str, Any, bool]]:
 
 
 _STEPS: dict[str, list[tuple[str, Any, bool]]] = {}
-_is_set = partial(is_not, None)
 
 
 def present(obj: Any, path: str) -> bool:
@@ -51,8 +48,7 @@ def present(obj: Any, path: str) -> bool:
             values = [getattr(o, attr, None) for o in level]
         if values.count(None) == len(values):
             return False
-        # (C-level passes: a list left out is None or empty, and holds nothing to look into)
-        level = list(chain.from_iterable(filter(None, values))) if many else list(filter(_is_set, values))
+        level = [x for v in values if v is not None for x in v] if many else [v for v in values if v is not None]
         if not level:
             return False
     return True
