@@ -82,8 +82,8 @@ class Templates:
     def __init__(self) -> None:
         self.by_names: dict[tuple[str, ...], Template] = {}
         self.by_size: dict[tuple[Any, int], Template] = {}
+        # (id(map), id(template map)) -> (map, template map, the names whose values differ)
         self.changes: dict[tuple[int, int], tuple[Any, Any, tuple[str, ...] | None]] = {}
-        self.made: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}   # id(map) -> (map, its template map, names)
         self.types: dict[int, tuple[Any, list[type] | None]] = {}     # id(template map) -> (map, its raw types)
 
     def find(self, driver: Any, devices: list[Any]) -> tuple[Template | None, tuple[str, ...] | None]:
@@ -111,17 +111,19 @@ class Templates:
         """The names whose values differ between the built maps ``amap`` and
         ``tmap`` (values are shared by their JSON, so a different object is a
         different value); None when the names differ."""
-        key = (id(amap), id(tmap))
-        hit = self.changes.get(key)
+        hit = self.changes.get((id(amap), id(tmap)))
         if hit is not None and hit[0] is amap and hit[1] is tmap:
             return hit[2]
         if type(amap) is not dict or type(tmap) is not dict or tuple(amap) != tuple(tmap):
             names = None
         else:
             names = tuple(compress(amap, map(is_not, amap.values(), tmap.values())))
-        if len(self.changes) < parts.CACHE_LIMIT:
-            self.changes[key] = (amap, tmap, names)   # (both held: their ids are not reused)
+        self._remember(amap, tmap, names)
         return names
+
+    def _remember(self, amap: Any, tmap: Any, names: tuple[str, ...] | None) -> None:
+        if len(self.changes) < parts.CACHE_LIMIT:
+            self.changes[(id(amap), id(tmap))] = (amap, tmap, names)   # (both held: their ids are not reused)
 
 
     def new_map(self, raw: Any, traw: Any, tmap: Any, key: bytes,
@@ -154,8 +156,7 @@ class Templates:
         if b"null" not in key:
             tables.remember(tables.maps["attributes"], parts.compact(key), out)
             tables.origin[id(out)] = tables.slice
-        if len(self.made) < parts.CACHE_LIMIT:
-            self.made[id(out)] = (out, tmap, names)
+        self._remember(out, tmap, names)
         return out, names
 
 
@@ -180,7 +181,6 @@ def derive(devices: list[Any], tpl: Template, names: tuple[str, ...] | None,
     except KEY_ERRORS:
         return None
     amap, templates = tables.maps["attributes"], tables.templates
-    made = templates.made
     out: list[Any] = []
     changes: list[tuple[str, ...] | None] = []
     for d, td, md, key in zip(devices, raw_t, built, keys, strict=True):
@@ -189,9 +189,7 @@ def derive(devices: list[Any], tpl: Template, names: tuple[str, ...] | None,
         if got is tmap:
             names_changed: tuple[str, ...] | None = ()
         elif got is not None:
-            hit = made.get(id(got))
-            names_changed = hit[2] if hit is not None and hit[0] is got and hit[1] is tmap \
-                else templates.changed(got, tmap)
+            names_changed = templates.changed(got, tmap)
         elif key == b"null":
             if tmap is not None:
                 return None

@@ -139,7 +139,6 @@ def attributes(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -> in
 # value is held, so a live object of that id is that value. Names found clean
 # beside them (a value's checks do not depend on its name).
 _CLEAN_VALUES: dict[int, tuple[DeviceAttribute, int]] = {}
-CLEAN_VALUES = _CLEAN_VALUES
 _CLEAN_NAMES: set[str] = set()
 _HELD = itemgetter(1)
 
@@ -163,8 +162,6 @@ def _attribute_map(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -
     """Check every name and value not known clean (a GPU's map is its type's,
     known, plus a UUID or two); the clean ones are remembered."""
     values = 0
-    if len(_CLEAN_VALUES) >= 1 << 16:
-        _CLEAN_VALUES.clear()
     if len(_CLEAN_NAMES) >= 1 << 16:
         _CLEAN_NAMES.clear()
     names, known = _CLEAN_NAMES, _CLEAN_VALUES
@@ -176,24 +173,20 @@ def _attribute_map(c: Collector, path: str, attrs: dict[str, DeviceAttribute]) -
             if len(c.findings) == before:
                 names.add(name)
         hit = known.get(id(attr))
-        if hit is not None:
-            values += hit[1]
-            continue
-        before = len(c.findings)
-        n = _attribute(c, f"{path}.attributes[{name}]", attr)
-        if len(c.findings) == before:
-            known[id(attr)] = (attr, n)
-        values += n
+        values += hit[1] if hit is not None else attribute_value(c, f"{path}.attributes[{name}]", attr)
     return values
 
 
-def attribute_value_count(c: Collector, attr: DeviceAttribute) -> int:
-    """Check one attribute value met for the first time (remembered when
-    clean); how many values it holds."""
+def attribute_value(c: Collector, path: str, attr: DeviceAttribute) -> int:
+    """How many values one attribute value holds, checked unless known clean
+    (and remembered when it is)."""
+    hit = _CLEAN_VALUES.get(id(attr))
+    if hit is not None and hit[0] is attr:
+        return hit[1]
     if len(_CLEAN_VALUES) >= 1 << 16:
         _CLEAN_VALUES.clear()
     before = len(c.findings)
-    n = _attribute(c, "", attr)
+    n = _attribute(c, path, attr)
     if len(c.findings) == before:
         _CLEAN_VALUES[id(attr)] = (attr, n)
     return n

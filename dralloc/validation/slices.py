@@ -342,7 +342,8 @@ def _derived_clean(s: ResourceSlice, how: Any) -> tuple[int, ...] | None:
     counts = _clean_list(template)
     if counts is None:
         return None
-    maps, values = _MAPS_SEEN, parts.CLEAN_VALUES
+    maps = _MAPS_SEEN
+    one = Collector("", "")   # (a bad value: the whole check then reports it under its path)
     # each distinct map once, through one device that holds it: every value of the map is that
     # device's template map's (clean) but the changed ones checked here
     for i in dict(zip(map(id, map(_ATTRIBUTES, devices)), range(len(devices)), strict=True)).values():
@@ -360,10 +361,7 @@ def _derived_clean(s: ResourceSlice, how: Any) -> tuple[int, ...] | None:
             if value.ints is not None or value.bools is not None or value.strings is not None \
                     or value.versions is not None:
                 return None
-            known_value = values.get(id(value))
-            if known_value is None or known_value[0] is not value:
-                one = Collector("", "")
-                if parts.attribute_value_count(one, value) != 1 or one.findings:
-                    return None
+            if parts.attribute_value(one, "", value) != 1 or one.findings:
+                return None
         parts.CLEAN_MAPS.put(attrs, counts[i])   # (at most as many values: a scalar replaced each)
     return counts
