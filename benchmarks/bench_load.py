@@ -93,6 +93,30 @@ elif what == "raw-items":   # kubectl's indented List, its items parsed one by o
         t, c = time.perf_counter(), time.process_time()
         docs = [orjson.loads(piece) for piece in pieces]
         out.update(raw_s=time.perf_counter() - t, raw_cpu=time.process_time() - c, raw_items=1.0)
+elif what == "breakdown":   # where the load's CPU goes, phase by phase (one process)
+    from dralloc.io import ObjectSet, dupkeys, parse, share
+    from dralloc.io.loader import parse_object
+    from dralloc.validation.admission import admit
+    def cpu(fn):
+        c = time.process_time()
+        got = fn()
+        return got, time.process_time() - c
+    with quiet_gc():
+        docs, read = cpu(lambda: [d for p in paths for d in parse.iter_documents(p)])
+        del docs
+        parse.may_hide_duplicates = lambda *a, **k: False   # the same reading without the duplicate-key proof
+        docs, bare = cpu(lambda: [d for p in paths for d in parse.iter_documents(p)])
+        parse.may_hide_duplicates = dupkeys.may_hide_duplicates
+        objs = ObjectSet()
+        with share.sharing() as tables:
+            built, build = cpu(lambda: [parse_object(d.data, "") for d in docs])
+        _, free = cpu(lambda: docs.clear())
+        for o in built:
+            objs.add(o)
+        objs.derived.update(tables.derived)
+        _, adm = cpu(lambda: admit(objs))
+    out.update(read_items_cpu=bare, duplicate_key_proof_cpu=read - bare, build_cpu=build, free_cpu=free,
+               admit_cpu=adm)
 else:
     from dralloc.io import load
     from dralloc.validation.admission import admit
@@ -222,10 +246,24 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--workdir", type=Path, default=Path("/tmp/dralloc-bench-ingest"))
     p.add_argument("--write", action="store_true", help="put the table into docs/benchmarks.md")
+    p.add_argument("--breakdown", action="store_true",
+                   help="instead of the table: where the CPU of loading each JSON layout goes, phase by phase "
+                        "(reading the items, the duplicate-key proof, building the models, freeing the parsed "
+                        "items, admission), and for kubectl's List the raw parse whole and item by item")
     args = p.parse_args()
     layouts = [x.strip() for x in args.layouts.split(",") if x.strip()]
     if unknown := set(layouts) - set(LAYOUTS):
         p.error(f"unknown layout(s): {', '.join(sorted(unknown))}")
+    if args.breakdown:
+        for n in args.nodes:
+            inputs = generate(args.workdir, n)
+            for layout in (x for x in layouts if "json" in x):
+                phases = {k: round(v, 2) for k, v in child("breakdown", inputs[layout]).items() if k.endswith("_cpu")}
+                if layout == "kubectl-json":
+                    for what in ("raw", "raw-items"):
+                        phases[f"{what}_cpu"] = round(child(what, inputs[layout]).get("raw_cpu", float("nan")), 2)
+                print(f"{n:,} nodes, {layout}: {json.dumps(phases)}", flush=True)
+        return
     lines = [HEAD]
     print(HEAD, flush=True)
     for n in args.nodes:
